@@ -1,0 +1,330 @@
+/*
+ * sleep.pml -- weft's sleep protocol: idle workers, the counters word with
+ * the jobs event counter (JEC), and new-work wakeups. Checked with spin.
+ *
+ *   spin -a sleep.pml && gcc -O2 -o pan pan.c && ./pan
+ *   spin -DMUTANT_PUSH_NO_JEC -a sleep.pml && ...   (a deliberately broken variant)
+ *
+ * What is modelled
+ *  - The counters word (JEC, inactive, sleeping) is three bytes that are
+ *    only ever read or written together inside one atomic step: that is a
+ *    single-word load, RMW or CAS. All of Go's sync/atomic is sequentially
+ *    consistent, and so is this model.
+ *  - The JEC does not wrap: it starts at 0 and only grows, to at most
+ *    2*NPUSH (a post bumps it only from even to odd, an announcement only
+ *    from odd to even; CountersSane asserts the bound), so a byte is plenty
+ *    and "JEC unchanged" really means unchanged. (The Go JEC has 32
+ *    bits. With -DJEC_MOD=2 the JEC wraps at every second bump and the
+ *    model still verifies; see README.md.)
+ *  - Jobs: `inj` counts jobs in the injector, `dq` jobs in the pushing
+ *    worker's deque; either is stealable by every worker. A search tries
+ *    the deques, then the injector (two separate atomic steps).
+ *  - Pusher: one process posts NPUSH jobs, each to a nondeterministically
+ *    chosen queue, and calls NewJobs after each. It is either an outside
+ *    goroutine (injector) or a worker that pushes onto its own deque and
+ *    then stays busy for an unbounded time (it does not search again in
+ *    the model); either way only the NW other workers can run the job.
+ *  - NW workers loop: StartLooking (inactive++), search; on success
+ *    WorkFound (inactive--) and run the job; otherwise NoWorkFound:
+ *    R fruitless rounds, announce sleepy, one more round, then sleep.
+ *  - Each worker's mutex, condvar and `blocked` flag as in latch.pml (the
+ *    worker's latch stays Unset, so its CASes always succeed and are left
+ *    out).
+ *
+ * Properties
+ *  (1) no stranded job: in every terminal state of the system the queues
+ *      are empty. Workers park in cond.Wait at an end label (`end_parked`),
+ *      so "all workers asleep" is a valid end state *as such*; the Watchdog
+ *      process, whose `timeout` guard is executable only when nothing else
+ *      is, then asserts inj == 0 && dq == 0. A terminal state in which any
+ *      process is stuck elsewhere (a mutex, or the pusher) is reported by
+ *      the ordinary invalid-end-state check. The NP run in check.sh shows
+ *      the model has no cycles, so every execution ends in such a state:
+ *      "every job is eventually run" follows.
+ *  (2) counter sanity: sleeping <= inactive always (monitor CountersSane);
+ *      no decrement underflows, and a worker that stops being inactive is
+ *      not counted as sleeping (asserts at each decrement).
+ *
+ * Switches
+ *  RECHECK         add Rayon's injector re-check after the sleeper registered
+ *                  as sleeping. sleep.go has no such re-check (the default
+ *                  model is the code); spin shows the protocol is correct
+ *                  with and without it (check.sh runs both).
+ *  NW, NPUSH, R    workers (2), posts (2), fruitless rounds before announcing (1).
+ *  PUSH_INJ_ONLY, PUSH_DQ_ONLY   post to one kind of queue only.
+ *  JEC_MOD         make the JEC wrap modulo this (even) number (default
+ *                  256: no wrap within the bound asserted below).
+ *                  Experiments only (README.md), not run by check.sh.
+ *  Mutants (each must be rejected, see README.md):
+ *  MUTANT_PUSH_NO_JEC          NewJobs never bumps the JEC                    -> (1)
+ *  MUTANT_NO_JEC_CHECK         sleeper registers without comparing the JEC    -> (1)
+ *  MUTANT_NO_FINAL_SEARCH      sleeper sleeps right after announcing          -> (1)
+ *  MUTANT_PUSH_BEFORE_JOB      NewJobs runs before the job is visible         -> (1)
+ *  MUTANT_REGISTER_BEFORE_LOCK sleeper counts itself sleeping before taking
+ *                              its mutex                                     -> (1)
+ *  MUTANT_IDLE_COUNTS_SLEEPERS NewJobs takes `inactive` for the awake idle
+ *                              workers, forgetting that sleepers are in it   -> (1)
+ */
+
+#ifndef NW
+#define NW 2              /* workers */
+#endif
+#ifndef NPUSH
+#define NPUSH 2           /* jobs posted */
+#endif
+#ifndef R
+#define R 1               /* fruitless rounds before announcing sleepy */
+#endif
+#ifndef JEC_MOD
+#define JEC_MOD 256       /* experiments only: a small even JEC_MOD makes the JEC wrap */
+#endif
+#define BUMP_JEC jec = (jec + 1) % JEC_MOD
+
+/* the counters word */
+byte jec = 0;             /* even: some worker announced sleepy since the last post */
+byte inactive = 0;
+byte sleeping = 0;
+
+/* queues */
+byte inj = 0;             /* injector */
+byte dq = 0;              /* the pushing worker's deque */
+
+/* per-worker sleep state; condvar as in latch.pml */
+bool mu[NW];
+bool blocked[NW];
+bool waiting[NW];
+bool signalled[NW];
+
+bool pusher_done = false;
+
+inline lock(w)   { atomic { !mu[w] -> mu[w] = true } }
+inline unlock(w) { assert(mu[w]); mu[w] = false }
+
+inline cond_signal(w) {
+	atomic {
+		if
+		:: waiting[w] -> waiting[w] = false; signalled[w] = true
+		:: else -> skip
+		fi
+	}
+}
+
+/* wake(i) from wake.go: under i's mutex, clear blocked, uncount, signal */
+inline wake(i, woke) {
+	lock(i);
+	if
+	:: blocked[i] ->
+		blocked[i] = false;
+		atomic { assert(sleeping > 0); sleeping-- };
+		cond_signal(i);
+		woke = true
+	:: else -> woke = false
+	fi;
+	unlock(i)
+}
+
+/* wakeAny(1): the lowest-index blocked worker */
+inline wake_one() {
+	i = 0;
+	do
+	:: i < NW ->
+		wake(i, woke);
+		if
+		:: woke -> break
+		:: else -> i++
+		fi
+	:: else -> break
+	od
+}
+
+/* make one job visible, in the deque or the injector */
+inline PUSH_JOB() {
+	if
+#ifndef PUSH_INJ_ONLY
+	:: atomic { was_empty = (dq == 0); dq++ }
+#endif
+#ifndef PUSH_DQ_ONLY
+	:: atomic { was_empty = (inj == 0); inj++ }
+#endif
+	fi
+}
+
+active [NW] proctype Worker()
+{
+	byte me = _pid;       /* Workers are declared first: pids 0..NW-1 */
+	byte rounds = 0;
+	byte seen = 0;        /* the JEC this worker saw when it got sleepy */
+	bool found = false;
+	bool ok = false;
+
+start:
+	/* StartLooking */
+	atomic { inactive++ };
+	rounds = 0;
+search:
+	found = false;
+	atomic { if :: dq > 0 -> dq--; found = true :: else -> skip fi };
+	if
+	:: !found -> atomic { if :: inj > 0 -> inj--; found = true :: else -> skip fi }
+	:: else -> skip
+	fi;
+	if
+	:: found ->
+		/* WorkFound; the job itself posts nothing */
+		atomic { assert(inactive > sleeping); inactive-- };
+		goto start
+	:: else -> skip
+	fi;
+	/* NoWorkFound */
+	if
+	:: rounds < R ->
+		rounds++
+	:: rounds == R ->
+		/* announceSleepy: make the JEC even, remember it */
+		atomic {
+			if
+			:: jec % 2 == 1 -> BUMP_JEC
+			:: else -> skip
+			fi;
+			seen = jec
+		};
+		rounds++;
+#ifdef MUTANT_NO_FINAL_SEARCH
+		/* BUG: no search between announcing and sleeping. A job posted
+		 * before the announcement (whose post found the JEC odd, or bumped
+		 * it before we made it even again) is never seen. */
+		goto try_sleep
+#else
+		skip
+#endif
+	:: rounds > R ->
+try_sleep:
+#ifdef MUTANT_REGISTER_BEFORE_LOCK
+		/* BUG: counted as sleeping before the mutex is held: a waker
+		 * that reads sleeping > 0 can take the mutex, find blocked ==
+		 * false and leave before we block. */
+		atomic {
+			if
+			:: jec == seen -> sleeping++; ok = true
+			:: else -> ok = false
+			fi
+		};
+		lock(me);
+#else
+		lock(me);
+		/* registerSleeping: CAS on the whole word, JEC must equal seen */
+		atomic {
+#ifdef MUTANT_NO_JEC_CHECK
+			/* BUG: nothing tells the sleeper about posts since it got sleepy */
+			sleeping++; ok = true
+#else
+			if
+			:: jec == seen -> sleeping++; ok = true
+			:: else -> ok = false
+			fi
+#endif
+		};
+#endif
+		if
+		:: !ok ->
+			/* a job was posted since we got sleepy: search, re-announce */
+			unlock(me);
+			rounds = R
+		:: else ->
+#ifdef RECHECK
+			/* Rayon's belt and braces: one last look at the injector */
+			if
+			:: inj > 0 ->
+				atomic { assert(sleeping > 0); sleeping-- };
+				unlock(me);
+				rounds = 0;
+				goto search
+			:: else -> skip
+			fi;
+#endif
+			blocked[me] = true;
+			do
+			:: blocked[me] ->
+				atomic { assert(mu[me]); waiting[me] = true; mu[me] = false };
+end_parked:			atomic { signalled[me] -> signalled[me] = false };
+				lock(me)
+			:: else -> break
+			od;
+			/* the waker has already uncounted us */
+			unlock(me);
+			rounds = 0
+		fi
+	fi;
+	goto search
+}
+
+active proctype Pusher()
+{
+	byte n = 0;
+	byte i = 0;
+	bool woke = false;
+	bool was_empty = false;
+	byte c_jec, c_in, c_sl;
+
+	do
+	:: n < NPUSH ->
+#ifndef MUTANT_PUSH_BEFORE_JOB
+		/* make the job visible */
+		PUSH_JOB();
+#endif
+		/* NewJobs(1, was_empty) */
+		atomic { c_jec = jec; c_in = inactive; c_sl = sleeping };
+		if
+		:: c_jec % 2 == 1 && c_sl == 0 -> skip     /* fast path: one load */
+		:: else ->
+			/* postJobs: bump an even JEC; the word afterwards */
+			atomic {
+#ifndef MUTANT_PUSH_NO_JEC
+				if
+				:: jec % 2 == 0 -> BUMP_JEC
+				:: else -> skip
+				fi;
+#endif
+				/* BUG under MUTANT_PUSH_NO_JEC: only the load remains, so a
+				 * sleepy worker's register CAS still succeeds */
+				c_jec = jec; c_in = inactive; c_sl = sleeping
+			};
+			if
+			:: c_sl == 0 -> skip
+			:: else ->
+				if
+				:: !was_empty -> wake_one()
+#ifdef MUTANT_IDLE_COUNTS_SLEEPERS
+				/* BUG: the sleepers are inactive too; with every inactive
+				 * worker asleep this still counts them as awake and idle */
+				:: else -> if :: c_in < 1 -> wake_one() :: else -> skip fi
+#else
+				:: else -> if :: c_in - c_sl < 1 -> wake_one() :: else -> skip fi
+#endif
+				fi
+			fi
+		fi;
+#ifdef MUTANT_PUSH_BEFORE_JOB
+		/* BUG: the job becomes visible only after NewJobs looked */
+		PUSH_JOB();
+#endif
+		n++
+	:: else -> break
+	od;
+	pusher_done = true
+}
+
+/* (1): whenever the whole system is stuck, no job may be left */
+active proctype Watchdog()
+{
+end:
+	timeout -> assert(pusher_done && inj == 0 && dq == 0)
+}
+
+/* (2): sleepers are a subset of the inactive workers; and the JEC stays
+ * within the bound that makes the no-wrap abstraction honest */
+active proctype CountersSane()
+{
+end:
+	atomic { (sleeping > inactive || jec > 2 * NPUSH) -> assert(false) }
+}

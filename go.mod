@@ -1,0 +1,12 @@
+module github.com/weftrt/weft
+
+go 1.26.8
+
+require (
+	github.com/anishathalye/porcupine v1.3.1
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+	golang.org/x/sys v0.49.0
+)
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect

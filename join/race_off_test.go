@@ -1,0 +1,5 @@
+//go:build !race
+
+package join_test
+
+const raceEnabled = false

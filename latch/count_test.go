@@ -1,0 +1,50 @@
+package latch_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/weftrt/weft/latch"
+)
+
+func TestCountSetsTargetAtZero(t *testing.T) {
+	var b latch.Blocking
+	var c latch.Count
+	c.Init(1, &b)
+	const tasks = 100
+	var wg sync.WaitGroup
+	for range tasks {
+		c.Add()
+	}
+	results := make([]int, tasks)
+	for i := range tasks {
+		wg.Go(func() {
+			results[i] = i * i
+			c.Done()
+		})
+	}
+	assert.False(t, b.Probe() && c.Pending() > 1, "set before the count reached zero")
+	c.Done() // the body's own count
+	b.Wait()
+	assert.Zero(t, c.Pending())
+	for i, r := range results { // written before Done, so visible after Wait
+		assert.Equal(t, i*i, r)
+	}
+	wg.Wait()
+}
+
+func TestCountMisuse(t *testing.T) {
+	var b latch.Blocking
+	var c latch.Count
+	assert.PanicsWithValue(t, "weft/latch: Count.Init with a non-positive count", func() { c.Init(0, &b) })
+	assert.PanicsWithValue(t, "weft/latch: Count.Init with a nil target", func() { c.Init(1, nil) })
+	c.Init(1, &b)
+	c.Done()
+	assert.True(t, b.Probe())
+	assert.PanicsWithValue(t, "weft/latch: Count.Add after the count reached zero", c.Add)
+	c.Init(1, &b)
+	c.Done()
+	assert.PanicsWithValue(t, "weft/latch: Count.Done called more times than counted", c.Done)
+}

@@ -1,0 +1,65 @@
+package scheduler
+
+import (
+	"context"
+	"sync"
+
+	"github.com/weftrt/weft/latch"
+)
+
+// Broadcast runs f once on every worker of the pool and waits for all of
+// them. Call it from outside the pool: a worker that called it would wait
+// for its own part. If some parts panic, the first panic is re-raised
+// after all parts finished. It returns ErrClosed if the pool is shutting
+// down, and ctx.Err() if ctx is done before the parts are queued.
+func (p *Pool) Broadcast(ctx context.Context, f func(*Worker)) error {
+	if f == nil {
+		panic("weft/scheduler: Broadcast with a nil function")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b := &broadcast{pool: p, f: f, parts: make([]broadcastPart, len(p.workers))}
+	b.count.Init(int64(len(p.workers)), &b.done)
+	p.pending.Add(int64(len(p.workers)))
+	if p.closing.Load() {
+		for range p.workers {
+			p.taskDone()
+		}
+		return ErrClosed
+	}
+	for i, w := range p.workers {
+		part := &b.parts[i]
+		part.b = b
+		part.job.Init(part)
+		w.mail.Push(&part.job)
+		p.sleep.NewJobFor(i)
+	}
+	b.done.Wait()
+	Repanic(b.panic)
+	return nil
+}
+
+type broadcast struct {
+	pool  *Pool
+	f     func(*Worker)
+	parts []broadcastPart
+	count latch.Count
+	done  latch.Blocking
+	once  sync.Once
+	panic *Panic // the first part's panic; written before count reaches 0
+}
+
+type broadcastPart struct {
+	job Job
+	b   *broadcast
+}
+
+func (part *broadcastPart) RunJob(w *Worker) {
+	b := part.b
+	if pan := CatchWorker(b.f, w); pan != nil {
+		b.once.Do(func() { b.panic = pan })
+	}
+	b.count.Done()
+	b.pool.taskDone()
+}

@@ -1,0 +1,75 @@
+package scheduler
+
+import (
+	"runtime"
+
+	"github.com/weftrt/weft/sleep"
+)
+
+// Option configures a Pool; pass options to New.
+type Option func(*config)
+
+type config struct {
+	workers      int // 0: runtime.GOMAXPROCS(0)
+	name         string
+	onStart      func(worker int)
+	onExit       func(worker int)
+	panicHandler func(p *Panic)
+	sleep        sleep.Tunables
+}
+
+// WithWorkers sets the number of worker goroutines. The default is
+// runtime.GOMAXPROCS(0). New fails with ErrWorkers for n <= 0 or more
+// than sleep.MaxWorkers.
+func WithWorkers(n int) Option {
+	return func(c *config) {
+		c.workers = n
+		if n == 0 {
+			c.workers = -1 // an explicit 0 is an error, not "the default"
+		}
+	}
+}
+
+// WithName sets the name that labels the pool's worker goroutines in
+// profiles and goroutine dumps (pprof labels "weft.pool" and
+// "weft.worker"). The default is "weft".
+func WithName(name string) Option {
+	return func(c *config) { c.name = name }
+}
+
+// WithStartHook sets a function each worker goroutine runs when it starts,
+// before it takes any work. Use it to set up per-worker state or to lock
+// the goroutine to a thread.
+func WithStartHook(f func(worker int)) Option {
+	return func(c *config) { c.onStart = f }
+}
+
+// WithExitHook sets a function each worker goroutine runs just before it
+// exits, after its last job.
+func WithExitHook(f func(worker int)) Option {
+	return func(c *config) { c.onExit = f }
+}
+
+// WithPanicHandler sets the function that receives panics from detached
+// tasks (Spawn), which have nobody waiting to re-raise them. Without a
+// handler such a panic is re-raised on the worker goroutine, which crashes
+// the program: a task's panic is never swallowed.
+func WithPanicHandler(f func(p *Panic)) Option {
+	return func(c *config) { c.panicHandler = f }
+}
+
+// WithSleep sets the sleep tunables (see sleep.Tunables).
+func WithSleep(t sleep.Tunables) Option {
+	return func(c *config) { c.sleep = t }
+}
+
+func newConfig(opts []Option) config {
+	c := config{name: "weft"}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.workers == 0 {
+		c.workers = runtime.GOMAXPROCS(0)
+	}
+	return c
+}

@@ -1,0 +1,94 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/weftrt/weft/deque"
+	"github.com/weftrt/weft/sleep"
+)
+
+// ErrClosed is returned for work submitted to a pool that is shutting down
+// or closed.
+var ErrClosed = errors.New("weft/scheduler: pool closed")
+
+// ErrWorkers is returned by New for a worker count it cannot run.
+var ErrWorkers = errors.New("weft/scheduler: invalid worker count")
+
+// Pool is a fixed set of worker goroutines that run fork-join work. Each
+// worker owns a deque; idle workers steal from each other and take jobs
+// that enter from outside through the pool's injector; a worker with
+// nothing to do sleeps (see the sleep package).
+//
+// Create one with New and stop it with Close or Shutdown. Its methods are
+// safe for concurrent use.
+type Pool struct {
+	cfg      config
+	workers  []*Worker
+	sleep    *sleep.Sleep
+	injector deque.Injector[Job]
+
+	// closing is set once by Shutdown before it looks at pending; inject
+	// bumps pending before it looks at closing. Both are sequentially
+	// consistent, so either inject sees closing and backs out, or Shutdown
+	// sees its task in pending and waits for it.
+	closing atomic.Bool
+	// pending counts tasks accepted from outside (Run, Spawn, Broadcast
+	// parts) and not yet finished. The decrement that takes it to zero
+	// while closing closes drained.
+	pending     atomic.Int64
+	drained     chan struct{}
+	drainOnce   sync.Once
+	termOnce    sync.Once
+	exited      sync.WaitGroup // one count per worker goroutine
+	injectCount atomic.Uint64  // jobs pushed onto the injector, for Stats
+}
+
+// New starts a pool. With no options it has runtime.GOMAXPROCS(0) workers.
+func New(opts ...Option) (*Pool, error) {
+	cfg := newConfig(opts)
+	if cfg.workers <= 0 || cfg.workers > sleep.MaxWorkers {
+		return nil, fmt.Errorf("%w: %d (want 1..%d)", ErrWorkers, cfg.workers, sleep.MaxWorkers)
+	}
+	sl, err := sleep.New(cfg.workers, cfg.sleep)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pool{cfg: cfg, sleep: sl, drained: make(chan struct{})}
+	p.workers = make([]*Worker, cfg.workers)
+	for i := range p.workers {
+		p.workers[i] = newWorker(p, i)
+	}
+	p.exited.Add(len(p.workers))
+	for _, w := range p.workers {
+		go w.main()
+	}
+	return p, nil
+}
+
+// Workers returns the number of worker goroutines.
+func (p *Pool) Workers() int { return len(p.workers) }
+
+// inject queues j for any worker, counting it as a pending task. The
+// caller's task will call taskDone when it finishes or is abandoned.
+func (p *Pool) inject(j *Job) error {
+	p.pending.Add(1)
+	if p.closing.Load() {
+		p.taskDone()
+		return ErrClosed
+	}
+	wasEmpty := p.injector.IsEmpty()
+	p.injector.Push(j)
+	p.injectCount.Add(1)
+	p.sleep.NewJobs(1, wasEmpty)
+	return nil
+}
+
+// taskDone ends one pending task.
+func (p *Pool) taskDone() {
+	if p.pending.Add(-1) == 0 && p.closing.Load() {
+		p.drainOnce.Do(func() { close(p.drained) })
+	}
+}

@@ -1,0 +1,57 @@
+package scheduler
+
+import "context"
+
+// Shutdown stops the pool the way http.Server.Shutdown stops a server: it
+// refuses new outside work (ErrClosed), waits for every task already
+// accepted to finish, then stops the workers and waits for their
+// goroutines to exit.
+//
+// If ctx is done first, Shutdown drops the outside tasks that have not
+// started (their Run callers get ErrClosed), tells the workers to exit as
+// soon as their current tasks return, and returns ctx.Err() without
+// waiting for them. Call Close afterwards to wait.
+func (p *Pool) Shutdown(ctx context.Context) error {
+	p.closing.Store(true)
+	if p.pending.Load() == 0 {
+		p.drainOnce.Do(func() { close(p.drained) })
+	}
+	select {
+	case <-p.drained:
+		p.terminate()
+		p.exited.Wait()
+		return nil
+	case <-ctx.Done():
+		p.abandonQueued()
+		p.terminate()
+		return ctx.Err()
+	}
+}
+
+// Close is Shutdown without a deadline: it returns once every accepted
+// task has finished and every worker goroutine has exited. It is safe to
+// call more than once and after Shutdown.
+func (p *Pool) Close() {
+	_ = p.Shutdown(context.Background())
+}
+
+// terminate sets every worker's terminate latch; a worker exits when its
+// outermost wait sees it.
+func (p *Pool) terminate() {
+	p.termOnce.Do(func() {
+		for _, w := range p.workers {
+			w.term.Set()
+		}
+	})
+}
+
+// abandonQueued drops the outside tasks still in the injector.
+func (p *Pool) abandonQueued() {
+	for {
+		j, ok := p.injector.Pop()
+		if !ok {
+			return
+		}
+		j.runner.(abandoner).abandon(ErrClosed)
+	}
+}

@@ -1,0 +1,32 @@
+package scheduler
+
+// Stats is a snapshot of a pool's activity counters. Each figure is summed
+// from per-worker counters when Stats is called, so the hot paths never
+// share a counter; a snapshot taken while workers run is not atomic across
+// figures.
+type Stats struct {
+	Workers  int    // worker goroutines
+	Executed uint64 // jobs a worker took from a queue and ran (not counting a join's second half that its own worker popped back)
+	Steals   uint64 // jobs taken from another worker's deque
+	Injected uint64 // jobs that entered from outside (Run, Spawn)
+	Sleeps   uint64 // times a worker blocked for lack of work
+	Wakeups  uint64 // times a blocked worker was woken
+	Pending  int64  // outside tasks accepted and not yet finished
+}
+
+// Stats returns the pool's counters.
+func (p *Pool) Stats() Stats {
+	s := Stats{
+		Workers:  len(p.workers),
+		Injected: p.injectCount.Load(),
+		Pending:  p.pending.Load(),
+	}
+	for _, w := range p.workers {
+		s.Executed += w.executed.Load()
+		s.Steals += w.steals.Load()
+		ws := p.sleep.WorkerStats(w.index)
+		s.Sleeps += ws.Sleeps
+		s.Wakeups += ws.Wakeups
+	}
+	return s
+}

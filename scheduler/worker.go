@@ -1,0 +1,215 @@
+package scheduler
+
+import (
+	"context"
+	"runtime/pprof"
+	"runtime/trace"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/weftrt/weft/deque"
+	"github.com/weftrt/weft/latch"
+)
+
+// Worker is one of a pool's worker goroutines. Tasks receive the Worker
+// that runs them, the way t.Run hands over a *testing.T: Go has no
+// goroutine-local storage, so this handle is how fork-join code reaches the
+// current worker's deque. A *Worker is only valid inside the task it was
+// handed to; do not keep it or pass it to another goroutine.
+type Worker struct {
+	pool  *Pool
+	index int
+	deque deque.Deque[Job]
+	mail  deque.Injector[Job] // jobs for this worker only (Broadcast)
+	term  latch.Owned         // set when the pool terminates
+	rng   uint32              // owner-only xorshift state for victim choice
+
+	// frames holds one reusable frame per nesting depth of fork-join
+	// calls on this worker (see Frame). Owner-only.
+	frames []any
+	depth  int
+
+	// Counters written only by this worker (uncontended atomic adds) and
+	// summed by Pool.Stats.
+	executed atomic.Uint64
+	steals   atomic.Uint64
+	taken    atomic.Uint64 // jobs taken from the injector
+}
+
+func newWorker(p *Pool, i int) *Worker {
+	w := &Worker{pool: p, index: i, rng: uint32(i)*2654435761 + 1}
+	w.term.Init(p.sleep, i)
+	return w
+}
+
+// Index returns the worker's index, 0 <= Index() < Pool().Workers().
+func (w *Worker) Index() int { return w.index }
+
+// Pool returns the pool the worker belongs to.
+func (w *Worker) Pool() *Pool { return w.pool }
+
+func (w *Worker) main() {
+	defer w.pool.exited.Done()
+	ctx := pprof.WithLabels(context.Background(), pprof.Labels(
+		"weft.pool", w.pool.cfg.name, "weft.worker", strconv.Itoa(w.index)))
+	pprof.SetGoroutineLabels(ctx)
+	if f := w.pool.cfg.onStart; f != nil {
+		f(w.index)
+	}
+	w.WaitUntil(&w.term)
+	// Broadcast parts are addressed to this worker alone: run any that
+	// are still queued so their caller is not left waiting.
+	for j, ok := w.mail.Pop(); ok; j, ok = w.mail.Pop() {
+		w.Execute(j)
+	}
+	if f := w.pool.cfg.onExit; f != nil {
+		f(w.index)
+	}
+}
+
+// Push puts j on the worker's own deque, where the worker will find it
+// again with Pop unless another worker steals it first, and wakes a
+// sleeping worker if the sleep protocol says one is needed.
+func (w *Worker) Push(j *Job) {
+	wasEmpty := w.deque.IsEmpty()
+	w.deque.Push(j)
+	w.pool.sleep.NewJobs(1, wasEmpty)
+}
+
+// Pop takes the job most recently pushed on the worker's deque, or returns
+// nil if the deque is empty (every job pushed was popped or stolen).
+func (w *Worker) Pop() *Job {
+	j, _ := w.deque.Pop()
+	return j
+}
+
+// Execute runs j on w, counting it as a job taken from a queue.
+func (w *Worker) Execute(j *Job) {
+	w.executed.Add(1)
+	j.run(w)
+}
+
+// WaitUntil runs other jobs (its own, stolen, injected) until l is set,
+// and sleeps through the latch protocol when there are none. l must be
+// owned by w.
+func (w *Worker) WaitUntil(l *latch.Owned) {
+	if !l.Probe() {
+		w.waitUntilCold(l.Core())
+	}
+}
+
+func (w *Worker) waitUntilCold(l *latch.Core) {
+	s := w.pool.sleep
+	idle := s.StartLooking(w.index)
+	for !l.Probe() {
+		if j := w.findWork(); j != nil {
+			s.WorkFound()
+			w.Execute(j)
+			idle = s.StartLooking(w.index)
+			continue
+		}
+		s.NoWorkFound(&idle, l)
+	}
+	s.WorkFound()
+}
+
+// Yield runs one pending job, if there is one, and reports whether it did.
+// A long task can call it to let queued work progress.
+func (w *Worker) Yield() bool {
+	j := w.findWork()
+	if j == nil {
+		return false
+	}
+	w.Execute(j)
+	return true
+}
+
+// findWork looks for a job: own deque, own mailbox, other deques, then
+// the injector.
+func (w *Worker) findWork() *Job {
+	if j, ok := w.deque.Pop(); ok {
+		return j
+	}
+	if !w.mail.IsEmpty() {
+		if j, ok := w.mail.Pop(); ok {
+			return j
+		}
+	}
+	if j := w.steal(); j != nil {
+		return j
+	}
+	if j, ok := w.pool.injector.Pop(); ok {
+		w.taken.Add(1)
+		return j
+	}
+	return nil
+}
+
+// steal tries every other worker once, starting at a random one, and
+// sweeps again while some steal lost a race.
+func (w *Worker) steal() *Job {
+	ws := w.pool.workers
+	n := uint32(len(ws))
+	if n == 1 {
+		return nil
+	}
+	start := w.random() % n
+	for {
+		retry := false
+		for k := range n {
+			v := ws[(start+k)%n]
+			if v == w {
+				continue
+			}
+			switch j, r := v.deque.Steal(); r {
+			case deque.Success:
+				w.steals.Add(1)
+				if trace.IsEnabled() {
+					trace.Log(context.Background(), "weft/steal", strconv.Itoa(v.index)+"->"+strconv.Itoa(w.index))
+				}
+				return j
+			case deque.Retry:
+				retry = true
+			}
+		}
+		if !retry {
+			return nil
+		}
+	}
+}
+
+func (w *Worker) random() uint32 {
+	x := w.rng
+	x ^= x << 13
+	x ^= x >> 17
+	x ^= x << 5
+	w.rng = x
+	return x
+}
+
+// EnterFrame enters the next nesting depth of fork-join calls on w and
+// returns the frame cached for that depth by CacheFrame, or nil. Every
+// EnterFrame must be paired with a LeaveFrame. Fork-join calls on one
+// worker nest like a stack (a worker runs other jobs only inside a wait,
+// on top of the waiting frame), so the frame cached at a depth is free
+// whenever that depth is entered again. Join keeps its job records here,
+// which is why a join allocates nothing of its own in steady state.
+func (w *Worker) EnterFrame() any {
+	if w.depth == len(w.frames) {
+		w.frames = append(w.frames, nil)
+	}
+	f := w.frames[w.depth]
+	w.depth++
+	return f
+}
+
+// CacheFrame keeps f as the frame of the current depth, for the next
+// EnterFrame that reaches this depth.
+func (w *Worker) CacheFrame(f any) { w.frames[w.depth-1] = f }
+
+// LeaveFrame leaves the depth the matching Frame call entered.
+func (w *Worker) LeaveFrame() { w.depth-- }
+
+// Sleep returns the pool's sleep state, the latch.Waker for latches that
+// workers of this pool own.
+func (w *Worker) Sleep() latch.Waker { return w.pool.sleep }

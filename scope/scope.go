@@ -1,0 +1,183 @@
+package scope
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/weftrt/weft/latch"
+	"github.com/weftrt/weft/scheduler"
+)
+
+// Scope is a handle on a group of tasks that Run or Group waits for. Each
+// task receives its own *Scope, bound to the worker that runs the task:
+// spawn from inside a task with the handle that task received, never with
+// a handle captured from an enclosing task (the handle names the worker
+// whose deque a spawn pushes to). Like a *testing.T, a handle is valid
+// only until the function it was handed to returns.
+type Scope struct {
+	st *state
+	w  *scheduler.Worker
+}
+
+// state is what all handles of one scope share.
+type state struct {
+	count latch.Count // one per unfinished task, plus one for the body
+	done  latch.Owned // set by count; owned by the worker that waits
+	// panic is the first task panic; CompareAndSwap from nil keeps the
+	// first, and every store happens before the task's count.Done, so
+	// before the waiter sees done set.
+	panic atomic.Pointer[scheduler.Panic]
+
+	// Group only (ctx is nil for Run).
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	errOnce sync.Once
+	err     error // the first error; written in errOnce before count.Done
+}
+
+// Run calls body with a new scope and returns when body and every task
+// spawned in the scope (transitively) have returned. Tasks may borrow
+// variables of the enclosing function: they all finish before Run
+// returns. If any of them panicked, Run re-raises the first panic, as a
+// *scheduler.Panic, after all have finished.
+//
+// w is the current worker; with a nil w, Run runs the scope on
+// scheduler.Default() and blocks the calling goroutine.
+func Run(w *scheduler.Worker, body func(s *Scope)) {
+	if body == nil {
+		panic("weft/scope: Run with a nil body")
+	}
+	if w == nil {
+		outside(func(w *scheduler.Worker) { Run(w, body) })
+		return
+	}
+	st := newState(w)
+	st.finish(w, scheduler.CatchWorker(func(w *scheduler.Worker) { body(&Scope{st, w}) }, w))
+	scheduler.Repanic(st.panic.Load())
+}
+
+// Group is the error-returning form of Run, with errgroup's semantics and
+// work stealing: body and the tasks started with Go return errors; the
+// first error cancels the context that s.Context returns, so the other
+// tasks can stop early; Group waits for all of them and returns the first
+// error. The context is also cancelled when Group returns. A panic takes
+// precedence over errors and is re-raised as in Run.
+func Group(ctx context.Context, w *scheduler.Worker, body func(s *Scope) error) error {
+	if body == nil {
+		panic("weft/scope: Group with a nil body")
+	}
+	if w == nil {
+		var err error
+		outside(func(w *scheduler.Worker) { err = Group(ctx, w, body) })
+		return err
+	}
+	st := newState(w)
+	st.ctx, st.cancel = context.WithCancelCause(ctx)
+	defer st.cancel(context.Canceled)
+	st.finish(w, scheduler.CatchWorker(func(w *scheduler.Worker) {
+		st.fail((body(&Scope{st, w})))
+	}, w))
+	scheduler.Repanic(st.panic.Load())
+	return st.err
+}
+
+func newState(w *scheduler.Worker) *state {
+	st := &state{}
+	st.done.Init(w.Sleep(), w.Index())
+	st.count.Init(1, &st.done)
+	return st
+}
+
+// finish ends the body's own count and waits for every task.
+func (st *state) finish(w *scheduler.Worker, bodyPanic *scheduler.Panic) {
+	st.recordPanic(bodyPanic)
+	st.count.Done()
+	w.WaitUntil(&st.done)
+}
+
+func (st *state) recordPanic(p *scheduler.Panic) {
+	if p != nil {
+		st.panic.CompareAndSwap(nil, p)
+	}
+}
+
+// fail records err if it is the first error and cancels the context.
+func (st *state) fail(err error) {
+	if err == nil {
+		return
+	}
+	st.errOnce.Do(func() {
+		st.err = err
+		st.cancel(err)
+	})
+}
+
+// Worker returns the worker running the task that received s.
+func (s *Scope) Worker() *scheduler.Worker { return s.w }
+
+// Context returns the scope's context: for a Group, the context that the
+// first error cancels; for Run, context.Background().
+func (s *Scope) Context() context.Context {
+	if s.st.ctx == nil {
+		return context.Background()
+	}
+	return s.st.ctx
+}
+
+// Spawn starts f as a task of the scope. It pushes f onto the current
+// worker's deque, where this worker or a thief picks it up.
+func (s *Scope) Spawn(f func(s *Scope)) {
+	if f == nil {
+		panic("weft/scope: Spawn with a nil function")
+	}
+	s.push(&task{st: s.st, f: f})
+}
+
+// Go starts f as a task of a Group; its error counts as in errgroup. Go
+// panics if s belongs to Run, which has no error to return.
+func (s *Scope) Go(f func(s *Scope) error) {
+	if f == nil {
+		panic("weft/scope: Go with a nil function")
+	}
+	if s.st.ctx == nil {
+		panic("weft/scope: Go needs a scope made by Group (Run returns no error)")
+	}
+	s.push(&task{st: s.st, fe: f})
+}
+
+func (s *Scope) push(t *task) {
+	t.job.Init(t)
+	s.st.count.Add()
+	s.w.Push(&t.job)
+}
+
+// task is a spawned job; handle is the *Scope its function receives.
+type task struct {
+	job    scheduler.Job
+	st     *state
+	f      func(*Scope)
+	fe     func(*Scope) error
+	handle Scope
+}
+
+func (t *task) RunJob(w *scheduler.Worker) {
+	t.handle = Scope{t.st, w}
+	st := t.st
+	st.recordPanic(scheduler.CatchWorker(t.call, w))
+	st.count.Done() // the waiter may return from here on
+}
+
+func (t *task) call(*scheduler.Worker) {
+	if t.f != nil {
+		t.f(&t.handle)
+		return
+	}
+	t.st.fail(t.fe(&t.handle))
+}
+
+func outside(f func(*scheduler.Worker)) {
+	if err := scheduler.Default().Run(context.Background(), f); err != nil {
+		panic("weft/scope: " + err.Error())
+	}
+}

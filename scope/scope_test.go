@@ -1,0 +1,203 @@
+package scope_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftrt/weft/join"
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/scope"
+)
+
+var workerCounts = []int{1, 2, 4, 8}
+
+func onPools(t *testing.T, f func(t *testing.T, w *scheduler.Worker)) {
+	for _, n := range workerCounts {
+		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
+			p, err := scheduler.New(scheduler.WithWorkers(n))
+			require.NoError(t, err)
+			defer p.Close()
+			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) { f(t, w) }))
+		})
+	}
+}
+
+// TestSpawnBorrows: tasks write into a slice of the enclosing function;
+// all writes are visible once Run returns.
+func TestSpawnBorrows(t *testing.T) {
+	onPools(t, func(t *testing.T, w *scheduler.Worker) {
+		out := make([]int, 1000)
+		scope.Run(w, func(s *scope.Scope) {
+			for i := range out {
+				s.Spawn(func(*scope.Scope) { out[i] = i * i })
+			}
+		})
+		for i, v := range out {
+			require.Equal(t, i*i, v)
+		}
+	})
+}
+
+// spawnTree spawns a binary tree of tasks of the given depth and counts
+// the nodes.
+func spawnTree(s *scope.Scope, depth int, n *atomic.Int64) {
+	n.Add(1)
+	if depth == 0 {
+		return
+	}
+	for range 2 {
+		s.Spawn(func(s *scope.Scope) { spawnTree(s, depth-1, n) })
+	}
+}
+
+func TestNestedSpawns(t *testing.T) {
+	onPools(t, func(t *testing.T, w *scheduler.Worker) {
+		var n atomic.Int64
+		scope.Run(w, func(s *scope.Scope) { spawnTree(s, 10, &n) })
+		assert.EqualValues(t, 1<<11-1, n.Load())
+	})
+}
+
+// TestJoinsAndScopesNest: joins inside scope tasks and scopes inside
+// joins.
+func TestJoinsAndScopesNest(t *testing.T) {
+	onPools(t, func(t *testing.T, w *scheduler.Worker) {
+		var n atomic.Int64
+		scope.Run(w, func(s *scope.Scope) {
+			for range 8 {
+				s.Spawn(func(s *scope.Scope) {
+					join.Join(s.Worker(),
+						func(w *scheduler.Worker) {
+							scope.Run(w, func(s *scope.Scope) { spawnTree(s, 4, &n) })
+						},
+						func(*scheduler.Worker) { n.Add(1) })
+				})
+			}
+		})
+		assert.EqualValues(t, 8*(1<<5-1+1), n.Load())
+	})
+}
+
+func TestScopeOutsidePool(t *testing.T) {
+	var n atomic.Int64
+	scope.Run(nil, func(s *scope.Scope) { spawnTree(s, 5, &n) })
+	assert.EqualValues(t, 1<<6-1, n.Load())
+	err := scope.Group(context.Background(), nil, func(s *scope.Scope) error {
+		s.Go(func(*scope.Scope) error { return nil })
+		return nil
+	})
+	assert.NoError(t, err)
+}
+
+func TestPanicAfterAllFinished(t *testing.T) {
+	onPools(t, func(t *testing.T, w *scheduler.Worker) {
+		for _, where := range []string{"body", "task", "nested task"} {
+			var finished atomic.Int64
+			r := catch(func() {
+				scope.Run(w, func(s *scope.Scope) {
+					for i := range 20 {
+						s.Spawn(func(s *scope.Scope) {
+							if i == 7 && where == "task" {
+								panic(where)
+							}
+							if i == 7 && where == "nested task" {
+								s.Spawn(func(*scope.Scope) { panic(where) })
+							}
+							finished.Add(1)
+						})
+					}
+					if where == "body" {
+						panic(where)
+					}
+				})
+			})
+			p, ok := r.(*scheduler.Panic)
+			require.True(t, ok, "%s: got %T", where, r)
+			assert.Equal(t, where, p.Value)
+			want := int64(20)
+			if where == "task" {
+				want = 19
+			}
+			assert.Equal(t, want, finished.Load(), "%s: every other task finished first", where)
+		}
+	})
+}
+
+func catch(f func()) (r any) {
+	defer func() { r = recover() }()
+	f()
+	return nil
+}
+
+func TestGroupFirstErrorCancels(t *testing.T) {
+	onPools(t, func(t *testing.T, w *scheduler.Worker) {
+		first := errors.New("first")
+		var cancelled atomic.Int64
+		err := scope.Group(context.Background(), w, func(s *scope.Scope) error {
+			s.Go(func(*scope.Scope) error { return first })
+			for range 10 {
+				s.Go(func(s *scope.Scope) error {
+					// Wait for the cancellation without blocking the
+					// worker: on one worker the failing task may not have
+					// run yet. Never finishes if the error does not cancel.
+					for s.Context().Err() == nil {
+						s.Worker().Yield()
+					}
+					cancelled.Add(1)
+					return s.Context().Err()
+				})
+			}
+			return nil
+		})
+		assert.Same(t, first, err)
+		assert.EqualValues(t, 10, cancelled.Load())
+	})
+}
+
+func TestGroupBodyErrorAndSuccess(t *testing.T) {
+	onPools(t, func(t *testing.T, w *scheduler.Worker) {
+		body := errors.New("body")
+		err := scope.Group(context.Background(), w, func(*scope.Scope) error { return body })
+		assert.Same(t, body, err)
+		var n atomic.Int64
+		err = scope.Group(context.Background(), w, func(s *scope.Scope) error {
+			for range 100 {
+				s.Go(func(*scope.Scope) error { n.Add(1); return nil })
+			}
+			return nil
+		})
+		assert.NoError(t, err)
+		assert.EqualValues(t, 100, n.Load())
+	})
+}
+
+func TestGroupParentContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := scope.Group(ctx, nil, func(s *scope.Scope) error { return s.Context().Err() })
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func TestMisuse(t *testing.T) {
+	assert.PanicsWithValue(t, "weft/scope: Run with a nil body", func() { scope.Run(nil, nil) })
+	assert.PanicsWithValue(t, "weft/scope: Group with a nil body", func() { _ = scope.Group(context.Background(), nil, nil) })
+	onPools(t, func(t *testing.T, w *scheduler.Worker) {
+		scope.Run(w, func(s *scope.Scope) {
+			assert.PanicsWithValue(t, "weft/scope: Spawn with a nil function", func() { s.Spawn(nil) })
+			assert.PanicsWithValue(t, "weft/scope: Go needs a scope made by Group (Run returns no error)", func() {
+				s.Go(func(*scope.Scope) error { return nil })
+			})
+		})
+		var escaped *scope.Scope
+		scope.Run(w, func(s *scope.Scope) { escaped = s })
+		assert.PanicsWithValue(t, "weft/latch: Count.Add after the count reached zero", func() {
+			escaped.Spawn(func(*scope.Scope) {})
+		})
+	})
+}

@@ -1,0 +1,9 @@
+package sleep
+
+// SetTestHookBeforeSleep installs f as the hook that runs just before a
+// worker tries to sleep, and returns a function that removes it. Tests use
+// it to widen the window in which a lost wakeup could happen.
+func SetTestHookBeforeSleep(f func()) (restore func()) {
+	testHookBeforeSleep = f
+	return func() { testHookBeforeSleep = nil }
+}

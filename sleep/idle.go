@@ -1,0 +1,98 @@
+package sleep
+
+import (
+	"runtime"
+
+	"github.com/weftrt/weft/latch"
+)
+
+// Idle is one worker's progress toward sleep while it finds no work. The
+// worker gets it from StartLooking and passes it to every NoWorkFound.
+type Idle struct {
+	worker int
+	rounds int // fruitless rounds so far
+	jec    jec // the JEC this worker saw when it got sleepy
+}
+
+// StartLooking counts worker as inactive and starts its search.
+func (s *Sleep) StartLooking(worker int) Idle {
+	s.counters.addInactive()
+	return Idle{worker: worker}
+}
+
+// WorkFound ends a search that StartLooking began: the worker found a job,
+// or the latch it waited on was set.
+func (s *Sleep) WorkFound() { s.counters.subInactive() }
+
+// NoWorkFound is called after each fruitless search round. It yields for
+// the first SearchRounds rounds, then announces the worker sleepy, and on
+// the round after that puts it to sleep until a job is posted, l is set,
+// or WakeAll is called. It returns without sleeping if l is set.
+func (s *Sleep) NoWorkFound(idle *Idle, l *latch.Core) {
+	switch {
+	case idle.rounds < s.rounds:
+		idle.rounds++
+		runtime.Gosched()
+	case idle.rounds == s.rounds:
+		idle.jec = s.counters.announceSleepy().jec()
+		idle.rounds++
+		runtime.Gosched()
+	default:
+		s.sleep(idle, l)
+	}
+}
+
+// testHookBeforeSleep, when set by a test, runs between a worker's last
+// fruitless search and its attempt to sleep: the window in which a job
+// posted without the JEC protocol would be lost. Only the slow path reads it.
+var testHookBeforeSleep func()
+
+// sleep blocks the worker unless a job was posted since it got sleepy or
+// its latch is set. See docs/sleep.md for why no job can be missed.
+func (s *Sleep) sleep(idle *Idle, l *latch.Core) {
+	if testHookBeforeSleep != nil {
+		testHookBeforeSleep()
+	}
+	if !l.GetSleepy() {
+		return // set: the caller's next probe sees it
+	}
+	w := &s.workers[idle.worker]
+	w.mu.Lock()
+	// Sleeping is reached only under w.mu, so a setter that sees it waits
+	// for the mutex and finds us blocked, or awake with blocked == false.
+	if !l.FallAsleep() {
+		w.mu.Unlock()
+		*idle = Idle{worker: idle.worker}
+		return
+	}
+	if !s.registerSleeping(idle.jec) {
+		// A job was posted after we got sleepy: search again, and get
+		// sleepy again straight after if that search fails.
+		l.WakeUp()
+		w.mu.Unlock()
+		idle.rounds = s.rounds
+		return
+	}
+	w.blocked = true
+	w.stats.Sleeps++
+	for w.blocked {
+		w.cond.Wait()
+	}
+	l.WakeUp()
+	w.mu.Unlock()
+	*idle = Idle{worker: idle.worker}
+}
+
+// registerSleeping counts the caller as sleeping if the JEC still equals
+// seen, retrying while only worker counts change under it.
+func (s *Sleep) registerSleeping(seen jec) bool {
+	for {
+		c := s.counters.load()
+		if c.jec() != seen {
+			return false
+		}
+		if s.counters.tryAddSleeping(c) {
+			return true
+		}
+	}
+}

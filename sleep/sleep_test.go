@@ -1,0 +1,121 @@
+package sleep_test
+
+import (
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/weftrt/weft/sleep"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestNewRejectsBadCounts(t *testing.T) {
+	for _, n := range []int{-1, 0, sleep.MaxWorkers + 1} {
+		_, err := sleep.New(n, sleep.Tunables{})
+		require.ErrorIs(t, err, sleep.ErrWorkerCount, "n=%d", n)
+	}
+	s, err := sleep.New(sleep.MaxWorkers, sleep.Tunables{})
+	require.NoError(t, err)
+	assert.Equal(t, sleep.MaxWorkers, s.Workers())
+}
+
+// TestIdleWorkersSleep: with nothing to do, every worker ends up blocked on
+// its condition variable (durably blocked, so not spinning).
+func TestIdleWorkersSleep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := startPool(t, 4, sleep.Tunables{})
+		synctest.Wait()
+		inactive, sleeping := p.s.Counts()
+		assert.Equal(t, 4, inactive)
+		assert.Equal(t, 4, sleeping)
+		for i := range 4 {
+			assert.Equal(t, uint64(1), p.s.WorkerStats(i).Sleeps)
+		}
+		p.stop()
+	})
+}
+
+// TestOneJobWakesOneWorker: one job posted to a sleeping pool wakes exactly
+// one worker, which runs it, and the pool goes back to sleep.
+func TestOneJobWakesOneWorker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := startPool(t, 4, sleep.Tunables{})
+		synctest.Wait()
+		p.post(1)
+		synctest.Wait()
+		assert.Equal(t, int64(1), p.done.Load())
+		total, _ := p.wakeups()
+		assert.Equal(t, uint64(1), total)
+		_, sleeping := p.s.Counts()
+		assert.Equal(t, 4, sleeping)
+		p.stop()
+	})
+}
+
+// TestBurstWakesEveryWorker: n jobs at once wake every sleeper they need.
+func TestBurstWakesEveryWorker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := startPool(t, 4, sleep.Tunables{})
+		synctest.Wait()
+		p.post(4)
+		total, per := p.wakeups()
+		assert.Equal(t, uint64(4), total)
+		assert.Equal(t, []uint64{1, 1, 1, 1}, per)
+		synctest.Wait()
+		assert.Equal(t, int64(4), p.done.Load())
+		p.stop()
+	})
+}
+
+// TestJobsOnBusyQueueWakeSleepers: a post to a queue that already holds
+// jobs wakes a sleeper even if another worker is awake and idle.
+func TestJobsOnBusyQueueWakeSleepers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := startPool(t, 2, sleep.Tunables{})
+		synctest.Wait()
+		p.queued.Add(1) // a job nobody was told about: the queue is busy
+		p.post(1)
+		total, _ := p.wakeups()
+		assert.Equal(t, uint64(1), total)
+		synctest.Wait()
+		assert.Equal(t, int64(2), p.done.Load())
+		p.stop()
+	})
+}
+
+// TestLatchSetWakesExactlyOwner: setting one worker's latch wakes that
+// worker and nobody else.
+func TestLatchSetWakesExactlyOwner(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := startPool(t, 4, sleep.Tunables{})
+		synctest.Wait()
+		p.term[2].Set()
+		synctest.Wait()
+		_, per := p.wakeups()
+		assert.Equal(t, []uint64{0, 0, 1, 0}, per)
+		inactive, sleeping := p.s.Counts()
+		assert.Equal(t, 3, inactive, "worker 2 exited")
+		assert.Equal(t, 3, sleeping)
+		p.stop()
+	})
+}
+
+// TestWakeAll wakes every sleeper, which then sleeps again.
+func TestWakeAll(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := startPool(t, 3, sleep.Tunables{})
+		synctest.Wait()
+		p.s.WakeAll()
+		synctest.Wait()
+		_, per := p.wakeups()
+		assert.Equal(t, []uint64{1, 1, 1}, per)
+		for i := range 3 {
+			assert.Equal(t, uint64(2), p.s.WorkerStats(i).Sleeps)
+		}
+		p.stop()
+	})
+}

@@ -1,0 +1,77 @@
+package sleep
+
+// NewJobs tells the sleep state that n jobs were just made visible, in a
+// worker's deque or in the injector. queueWasEmpty says whether that queue
+// held nothing before: jobs in a non-empty queue are evidence that the
+// awake idle workers are already busy, so each one wakes a sleeper.
+//
+// Call it after the jobs are visible to thieves. In steady state (no worker
+// sleepy or asleep) it is one atomic load.
+func (s *Sleep) NewJobs(n int, queueWasEmpty bool) {
+	c := s.counters.load()
+	if !c.jec().sleepy() && c.sleeping() == 0 {
+		return
+	}
+	s.newJobsSlow(n, queueWasEmpty)
+}
+
+func (s *Sleep) newJobsSlow(n int, queueWasEmpty bool) {
+	// Bumping an even JEC makes every sleepy worker's tryAddSleeping fail,
+	// so a worker that announced sleepiness before our jobs were visible
+	// searches again instead of sleeping; one that announces after will
+	// see the jobs in its last search.
+	c := s.counters.postJobs()
+	sleepers := c.sleeping()
+	if sleepers == 0 {
+		return
+	}
+	if !queueWasEmpty {
+		s.wakeAny(min(n, sleepers))
+		return
+	}
+	if idle := c.awakeButIdle(); idle < n {
+		s.wakeAny(min(n-idle, sleepers))
+	}
+}
+
+// WakeWorker wakes worker i if it is blocked; it implements latch.Waker.
+// A latch set calls it only when the latch's owner reached Sleeping on that
+// latch, so it wakes exactly the owner.
+func (s *Sleep) WakeWorker(i int) { s.wake(i) }
+
+// WakeAll wakes every blocked worker, for example so that they see that the
+// pool is terminating.
+func (s *Sleep) WakeAll() { s.wakeAny(len(s.workers)) }
+
+// wakeAny wakes up to n blocked workers, lowest index first.
+func (s *Sleep) wakeAny(n int) {
+	for i := 0; i < len(s.workers) && n > 0; i++ {
+		if s.wake(i) {
+			n--
+		}
+	}
+}
+
+// wake wakes worker i if it is blocked and reports whether it was.
+func (s *Sleep) wake(i int) bool {
+	w := &s.workers[i]
+	w.mu.Lock()
+	woke := w.blocked
+	if woke {
+		w.blocked = false
+		w.stats.Wakeups++
+		s.counters.subSleeping()
+		w.cond.Signal()
+	}
+	w.mu.Unlock()
+	return woke
+}
+
+// NewJobFor tells the sleep state that a job was made visible that only
+// worker i may run (a broadcast part in its mailbox), and wakes i if it
+// sleeps. The JEC bump makes a sleepy i search again; a sleeping i is
+// woken directly, since waking "any" worker might pick another one.
+func (s *Sleep) NewJobFor(i int) {
+	s.counters.postJobs()
+	s.wake(i)
+}
