@@ -16,34 +16,28 @@ import "github.com/weftrt/weft/scheduler"
 //		return a + b
 //	}
 //
-// Panics and a nil w behave as in Join.
+// Panics behave as in Join; w must not be nil (see CallOn).
 func Call[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T) (rx, ry R) {
 	if f == nil {
 		panic("weft/join: Call with a nil function")
 	}
 	if w == nil {
-		return callOutside(f, x, y)
+		panic(errNilWorker)
 	}
 	fr := valueFrameAt[T, R](w)
 	fr.f, fr.arg = f, y
 	w.Push(&fr.job)
-	pa := callCatch(f, w, x, &rx)
+	done := false
+	defer fr.onPanic(w, &done, fr.run)
+	rx = f(w, x)
 	if fr.reclaim(w) {
-		fr.run(w)
+		fr.result = f(w, y)
 	}
 	ry, pb := fr.result, fr.panic
-	var zt T
-	var zr R
-	fr.arg, fr.result, fr.f = zt, zr, nil // drop references for the GC
+	fr.clear()
 	w.LeaveFrame()
-	raise(pa, pb)
-	return rx, ry
-}
-
-// callOutside is kept out of Call so that its closure, which captures the
-// results, does not make Call's results escape on the hot path.
-func callOutside[T, R any](f func(*scheduler.Worker, T) R, x, y T) (rx, ry R) {
-	outside(func(w *scheduler.Worker) { rx, ry = Call(w, f, x, y) })
+	done = true
+	scheduler.Repanic(pb)
 	return rx, ry
 }
 
@@ -55,26 +49,22 @@ type valueFrame[T, R any] struct {
 	result R // written before latch is set
 }
 
+// run computes the second call into the frame.
 func (fr *valueFrame[T, R]) run(w *scheduler.Worker) {
-	fr.panic = callCatch(fr.f, w, fr.arg, &fr.result)
+	fr.result = fr.f(w, fr.arg)
 }
 
 // RunJob runs the second call on a thief.
 func (fr *valueFrame[T, R]) RunJob(w *scheduler.Worker) {
-	fr.run(w)
+	fr.panic = scheduler.CatchWorker(fr.run, w)
 	fr.latch.Set() // the owner may reuse fr from here on
 }
 
-func callCatch[T, R any](f func(*scheduler.Worker, T) R, w *scheduler.Worker, x T, r *R) (p *scheduler.Panic) {
-	done := false
-	defer func() {
-		if !done { // recover only when unwinding: it is not free
-			p = scheduler.Recovered(recover())
-		}
-	}()
-	*r = f(w, x)
-	done = true
-	return nil
+// clear drops the frame's references so the GC can collect them.
+func (fr *valueFrame[T, R]) clear() {
+	var zt T
+	var zr R
+	fr.arg, fr.result, fr.f = zt, zr, nil
 }
 
 func valueFrameAt[T, R any](w *scheduler.Worker) *valueFrame[T, R] {

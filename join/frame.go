@@ -9,10 +9,18 @@ import (
 // wherever it runs. Frames live in the worker's per-depth frame cache
 // (scheduler.Worker.EnterFrame) and are reused by the next join at the
 // same depth, so a join allocates nothing of its own.
+//
+// A join does not catch its first half's panic on the way: it defers
+// onPanic, which costs nothing until a panic comes, and only then stops
+// it, finishes the second half and raises it again as a *scheduler.Panic.
 type half struct {
 	job   scheduler.Job
 	latch latch.Owned      // set by a thief once it has run the half
-	panic *scheduler.Panic // the half's panic; written before latch is set
+	panic *scheduler.Panic // a thief's panic; written before latch is set
+	// inline is set by the owner when it pops the second half back to run
+	// it itself, so that onPanic knows the second half is the one that
+	// panicked. Owner-only.
+	inline bool
 }
 
 // init prepares a new frame for worker w; r is the frame itself.
@@ -28,6 +36,7 @@ func (h *half) reuse() {
 		h.latch.Reset()
 	}
 	h.panic = nil
+	h.inline = false
 }
 
 // reclaim is called after the first half returned. It pops the second
@@ -37,6 +46,7 @@ func (h *half) reclaim(w *scheduler.Worker) bool {
 	for !h.latch.Probe() {
 		switch j := w.Pop(); j {
 		case &h.job:
+			h.inline = true
 			return true
 		case nil:
 			// A thief has it. Jobs are stolen oldest first, so everything
@@ -51,11 +61,23 @@ func (h *half) reclaim(w *scheduler.Worker) bool {
 	return false
 }
 
-// raise re-raises the first half's panic if there was one, else the
-// second's, once both halves have finished.
-func raise(a, b *scheduler.Panic) {
-	if a != nil {
-		panic(a)
+// onPanic is deferred by Join and Call; done is set once the join has
+// finished normally. On a panic it stops the panic, finishes the second
+// half (nothing to do if it was running inline: the panic came from it;
+// otherwise run it if nobody took it, or wait for its thief), leaves the
+// frame and raises the panic again. The panic that is unwinding wins over
+// any panic of the second half, as a's wins in Join.
+//
+// It must be deferred directly (defer h.onPanic(...)) for its recover to
+// stop the panic.
+func (h *half) onPanic(w *scheduler.Worker, done *bool, runInline func(*scheduler.Worker)) {
+	if *done {
+		return
 	}
-	scheduler.Repanic(b)
+	p := scheduler.Recovered(recover())
+	if !h.inline && h.reclaim(w) {
+		scheduler.CatchWorker(runInline, w)
+	}
+	w.LeaveFrame()
+	panic(p)
 }

@@ -1,42 +1,39 @@
 package join
 
-import (
-	"context"
-
-	"github.com/weftrt/weft/scheduler"
-)
+import "github.com/weftrt/weft/scheduler"
 
 // Join runs a and b, possibly in parallel, and returns when both have
-// returned. Each receives the worker that runs it. On a worker, Join
-// offers b to thieves, runs a itself, and runs b too if nobody took it;
-// while a thief runs b, Join runs other jobs or sleeps.
+// returned. Each receives the worker that runs it. Join offers b to
+// thieves, runs a itself, and runs b too if nobody took it; while a thief
+// runs b, Join runs other jobs or sleeps.
 //
 // If a or b panics, Join re-raises the panic after both have finished, as
-// a *scheduler.Panic with the original value and stack; a's panic wins if
-// both panic.
+// a *scheduler.Panic with the original value and the stack where it
+// happened; a's panic wins if both panic.
 //
-// w is the current worker. With a nil w (a goroutine outside any pool),
-// Join runs on scheduler.Default() and blocks the caller until both are
-// done; to use another pool from outside, call Join inside Pool.Run.
+// w is the current worker, which must not be nil; a goroutine outside the
+// pool calls On instead.
 func Join(w *scheduler.Worker, a, b func(*scheduler.Worker)) {
 	if a == nil || b == nil {
 		panic("weft/join: Join with a nil function")
 	}
 	if w == nil {
-		outside(func(w *scheduler.Worker) { Join(w, a, b) })
-		return
+		panic(errNilWorker)
 	}
 	f := closureFrameAt(w)
 	f.b = b
 	w.Push(&f.job)
-	pa := scheduler.CatchWorker(a, w)
+	done := false
+	defer f.onPanic(w, &done, b)
+	a(w)
 	if f.reclaim(w) {
-		f.panic = scheduler.CatchWorker(b, w)
+		b(w)
 	}
 	pb := f.panic
 	f.b = nil // let the closure be collected
 	w.LeaveFrame()
-	raise(pa, pb)
+	done = true
+	scheduler.Repanic(pb)
 }
 
 // closureFrame is Join's job record for b.
@@ -61,12 +58,4 @@ func closureFrameAt(w *scheduler.Worker) *closureFrame {
 	}
 	f.reuse()
 	return f
-}
-
-// outside runs f on the default pool from a goroutine that is not a
-// worker. The default pool is never closed, so Run cannot fail.
-func outside(f func(*scheduler.Worker)) {
-	if err := scheduler.Default().Run(context.Background(), f); err != nil {
-		panic("weft/join: " + err.Error())
-	}
 }

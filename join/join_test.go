@@ -123,11 +123,17 @@ func TestCallAllocatesNothing(t *testing.T) {
 
 func TestJoinOutsidePool(t *testing.T) {
 	var a, b bool
-	join.Join(nil, func(*scheduler.Worker) { a = true }, func(*scheduler.Worker) { b = true })
+	require.NoError(t, join.On(nil, func(*scheduler.Worker) { a = true }, func(*scheduler.Worker) { b = true }))
 	assert.True(t, a && b)
-	x, y := join.Call(nil, func(_ *scheduler.Worker, n int) int { return n * 2 }, 3, 4)
+	x, y, err := join.CallOn(nil, func(_ *scheduler.Worker, n int) int { return n * 2 }, 3, 4)
+	require.NoError(t, err)
 	assert.Equal(t, 6, x)
 	assert.Equal(t, 8, y)
+
+	p, err := scheduler.New(scheduler.WithWorkers(2))
+	require.NoError(t, err)
+	p.Close()
+	assert.ErrorIs(t, join.On(p, func(*scheduler.Worker) {}, func(*scheduler.Worker) {}), scheduler.ErrClosed)
 }
 
 func TestNilFunctions(t *testing.T) {
@@ -137,6 +143,12 @@ func TestNilFunctions(t *testing.T) {
 	assert.PanicsWithValue(t, "weft/join: Call with a nil function", func() {
 		join.Call[int, int](nil, nil, 1, 2)
 	})
+	nilWorker := "weft/join: nil worker: from outside the pool, use join.On or join.CallOn"
+	assert.PanicsWithValue(t, nilWorker, func() { join.Join(nil, f, f) })
+	assert.PanicsWithValue(t, nilWorker, func() {
+		join.Call(nil, func(*scheduler.Worker, int) int { return 0 }, 1, 2)
+	})
+	assert.PanicsWithValue(t, "weft/join: On with a nil function", func() { _ = join.On(nil, nil, f) })
 }
 
 var errA, errB = errors.New("a"), errors.New("b")

@@ -71,9 +71,12 @@ func (w *Worker) main() {
 // again with Pop unless another worker steals it first, and wakes a
 // sleeping worker if the sleep protocol says one is needed.
 func (w *Worker) Push(j *Job) {
-	wasEmpty := w.deque.IsEmpty()
 	w.deque.Push(j)
-	w.pool.sleep.NewJobs(1, wasEmpty)
+	// Most pushes find the pool quiet; only the others read the deque's
+	// top index, which thieves write, to tell whether j is alone in it.
+	if s := w.pool.sleep; !s.Quiet() {
+		s.NewJobs(1, w.deque.Len() <= 1)
+	}
 }
 
 // Pop takes the job most recently pushed on the worker's deque, or returns

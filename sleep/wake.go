@@ -1,5 +1,14 @@
 package sleep
 
+// Quiet reports whether posting a job needs no action: no worker is
+// sleepy or asleep. It is NewJobs's fast path, one atomic load, for
+// callers that would have to do work (such as reading a contended queue
+// index) just to compute NewJobs's arguments.
+func (s *Sleep) Quiet() bool {
+	c := s.counters.load()
+	return !c.jec().sleepy() && c.sleeping() == 0
+}
+
 // NewJobs tells the sleep state that n jobs were just made visible, in a
 // worker's deque or in the injector. queueWasEmpty says whether that queue
 // held nothing before: jobs in a non-empty queue are evidence that the
@@ -8,8 +17,7 @@ package sleep
 // Call it after the jobs are visible to thieves. In steady state (no worker
 // sleepy or asleep) it is one atomic load.
 func (s *Sleep) NewJobs(n int, queueWasEmpty bool) {
-	c := s.counters.load()
-	if !c.jec().sleepy() && c.sleeping() == 0 {
+	if s.Quiet() {
 		return
 	}
 	s.newJobsSlow(n, queueWasEmpty)

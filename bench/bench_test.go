@@ -1,0 +1,122 @@
+package bench_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/weftrt/weft/bench"
+	"github.com/weftrt/weft/scheduler"
+)
+
+// measure runs body b.N times and reports cpu-ns/op next to ns/op.
+func measure(b *testing.B, body func()) {
+	b.ReportAllocs()
+	start := bench.CPUTime()
+	b.ResetTimer()
+	for range b.N {
+		body()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(bench.CPUTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// newPool starts a pool with one worker per P (go test -cpu sets P).
+func newPool(b *testing.B) *scheduler.Pool {
+	p, err := scheduler.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(p.Close)
+	return p
+}
+
+// onPool runs f on a worker of p.
+func onPool(b *testing.B, p *scheduler.Pool, f func(w *scheduler.Worker)) {
+	if err := p.Run(context.Background(), f); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func check(b *testing.B, got, want int) {
+	if got != want {
+		b.Fatalf("got %d, want %d", got, want)
+	}
+}
+
+func BenchmarkFib(b *testing.B) {
+	b.Run("full-30", func(b *testing.B) {
+		const n = 30
+		want := bench.FibSeq(n)
+		forks := float64(bench.FibForks(n, 0))
+		perFork := func(b *testing.B) { b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/forks, "ns/fork") }
+		b.Run("sequential", func(b *testing.B) {
+			measure(b, func() { check(b, bench.FibSeq(n), want) })
+			perFork(b)
+		})
+		b.Run("weft", func(b *testing.B) {
+			p := newPool(b)
+			measure(b, func() { onPool(b, p, func(w *scheduler.Worker) { check(b, bench.FibJoin(w, n, 0), want) }) })
+			perFork(b)
+		})
+		b.Run("weft-values", func(b *testing.B) {
+			p := newPool(b)
+			measure(b, func() { onPool(b, p, func(w *scheduler.Worker) { check(b, bench.FibValues(w, n), want) }) })
+			perFork(b)
+		})
+		b.Run("goroutines", func(b *testing.B) {
+			measure(b, func() { check(b, bench.FibGoroutines(n, 0), want) })
+			perFork(b)
+		})
+	})
+	b.Run("cutoff-35", func(b *testing.B) {
+		const n, cutoff = 35, 20
+		want := bench.FibSeq(n)
+		b.Run("sequential", func(b *testing.B) {
+			measure(b, func() { check(b, bench.FibSeq(n), want) })
+		})
+		b.Run("weft", func(b *testing.B) {
+			p := newPool(b)
+			measure(b, func() { onPool(b, p, func(w *scheduler.Worker) { check(b, bench.FibJoin(w, n, cutoff), want) }) })
+		})
+		b.Run("goroutines", func(b *testing.B) {
+			measure(b, func() { check(b, bench.FibGoroutines(n, cutoff), want) })
+		})
+	})
+}
+
+func BenchmarkSort(b *testing.B) {
+	b.Run("10M", func(b *testing.B) {
+		input := bench.RandomInts(10_000_000)
+		want := slices.Clone(input)
+		slices.Sort(want)
+		xs := make([]int64, len(input))
+		// Each op sorts a fresh copy of input; the copy is outside both
+		// the timer and the CPU measurement.
+		sortBench := func(b *testing.B, sort func([]int64)) {
+			b.ReportAllocs()
+			var cpu time.Duration
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				copy(xs, input)
+				b.StartTimer()
+				start := bench.CPUTime()
+				sort(xs)
+				cpu += bench.CPUTime() - start
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+			if !slices.Equal(xs, want) {
+				b.Fatal("not sorted")
+			}
+		}
+		b.Run("slices", func(b *testing.B) { sortBench(b, slices.Sort[[]int64]) })
+		b.Run("weft", func(b *testing.B) {
+			p := newPool(b)
+			sortBench(b, func(xs []int64) { onPool(b, p, func(w *scheduler.Worker) { bench.SortWeft(w, xs) }) })
+		})
+		b.Run("goroutines", func(b *testing.B) { sortBench(b, bench.SortGoroutines) })
+	})
+}

@@ -1,0 +1,64 @@
+package bench
+
+import (
+	"sync"
+
+	"github.com/weftrt/weft/join"
+	"github.com/weftrt/weft/scheduler"
+)
+
+// FibForks returns how many forks computing fib(n) makes when it forks at
+// every level above cutoff (0 forks at every level with n >= 2).
+func FibForks(n, cutoff int) int {
+	if n < 2 || n <= cutoff {
+		return 0
+	}
+	return 1 + FibForks(n-1, cutoff) + FibForks(n-2, cutoff)
+}
+
+// FibSeq is the sequential baseline.
+func FibSeq(n int) int {
+	if n < 2 {
+		return n
+	}
+	return FibSeq(n-1) + FibSeq(n-2)
+}
+
+// FibValues forks with join.Call at every level above cutoff.
+func FibValues(w *scheduler.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := join.Call(w, FibValues, n-1, n-2)
+	return a + b
+}
+
+// FibJoin forks with join.Join (closures) at every level above cutoff.
+func FibJoin(w *scheduler.Worker, n, cutoff int) int {
+	if n < 2 || n <= cutoff {
+		return FibSeq(n)
+	}
+	var a, b int
+	join.Join(w,
+		func(w *scheduler.Worker) { a = FibJoin(w, n-1, cutoff) },
+		func(w *scheduler.Worker) { b = FibJoin(w, n-2, cutoff) })
+	return a + b
+}
+
+// FibGoroutines forks with a goroutine and a sync.WaitGroup at every level
+// above cutoff.
+func FibGoroutines(n, cutoff int) int {
+	if n < 2 || n <= cutoff {
+		return FibSeq(n)
+	}
+	var a int
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		a = FibGoroutines(n-1, cutoff)
+	}()
+	b := FibGoroutines(n-2, cutoff)
+	wg.Wait()
+	return a + b
+}

@@ -1,0 +1,40 @@
+package join
+
+import (
+	"context"
+
+	"github.com/weftrt/weft/scheduler"
+)
+
+// errNilWorker is the panic for a fork with no worker. Join and Call take
+// no nil worker on purpose: a branch that handed a and b to another
+// goroutine would make Go's escape analysis move every caller's closures
+// to the heap, on the hot path too.
+const errNilWorker = "weft/join: nil worker: from outside the pool, use join.On or join.CallOn"
+
+// On runs Join(w, a, b) on a worker of p and blocks the calling goroutine
+// (on a condition variable, never spinning) until both have returned. A
+// nil p means scheduler.Default(). It returns ErrClosed if p is shutting
+// down; panics propagate as in Join.
+func On(p *scheduler.Pool, a, b func(*scheduler.Worker)) error {
+	if a == nil || b == nil {
+		panic("weft/join: On with a nil function")
+	}
+	return run(p, func(w *scheduler.Worker) { Join(w, a, b) })
+}
+
+// CallOn is Call from a goroutine outside the pool, as On is for Join.
+func CallOn[T, R any](p *scheduler.Pool, f func(*scheduler.Worker, T) R, x, y T) (rx, ry R, err error) {
+	if f == nil {
+		panic("weft/join: CallOn with a nil function")
+	}
+	err = run(p, func(w *scheduler.Worker) { rx, ry = Call(w, f, x, y) })
+	return rx, ry, err
+}
+
+func run(p *scheduler.Pool, f func(*scheduler.Worker)) error {
+	if p == nil {
+		p = scheduler.Default()
+	}
+	return p.Run(context.Background(), f)
+}

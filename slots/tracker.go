@@ -1,0 +1,247 @@
+package slots
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+)
+
+// Tracker is the safe way to use a Supplier, and the one a pool holds: it
+// stands between the code that admits and runs tasks and the supplier, and
+// enforces the protocol (see the package documentation). Releasing a
+// permit twice, releasing or marking a permit of another Tracker, and
+// marking a released permit are errors that never reach the supplier.
+// With WithLeakHook it also finds permits dropped without release.
+//
+// It keeps the live figures that ReserveContext shows suppliers and that
+// Stats reports. Its methods are safe for concurrent use. The zero Tracker
+// is unusable (its methods panic); create one with NewTracker.
+type Tracker struct {
+	supplier Supplier
+	token    *owner     // stamped on permits when leak detection is off
+	onLeak   func(Leak) // nil: leak detection off; written once by NewTracker
+
+	// held packs the two live counts, so that MarkUsed moves a slot from
+	// one to the other with a single Add and Stats reads both at one
+	// instant:
+	//   bits 0-31   slots marked used and not released   (heldUsedOne)
+	//   bits 32-63  slots reserved, not yet marked used  (heldReservedOne)
+	// Each count only falls after the Add that raised it for the same
+	// permit (a phase CAS orders them), so neither field underflows into
+	// the other.
+	held atomic.Uint64
+
+	issued   atomic.Uint64 // permits adopted; only grows
+	refusals atomic.Uint64 // TryReserve calls that got nothing; only grows
+	failures atomic.Uint64 // Reserve calls that returned an error; only grows
+	leaked   atomic.Uint64 // permits reclaimed by leak detection; only grows
+
+	used usedSet
+}
+
+const (
+	heldUsedOne     = 1
+	heldReservedOne = 1 << 32
+	heldFieldMask   = 1<<32 - 1
+
+	// Two's-complement deltas for held.Add: ^(x-1) is -x.
+	heldUnuse     = ^uint64(heldUsedOne - 1)
+	heldUnreserve = ^uint64(heldReservedOne - 1)
+	heldMark      = heldUsedOne + heldUnreserve // reserved -> used
+)
+
+func heldUsed(w uint64) int     { return int(w & heldFieldMask) }
+func heldReserved(w uint64) int { return int(w >> 32) }
+
+// TrackerOption configures a Tracker; pass options to NewTracker.
+type TrackerOption func(*Tracker)
+
+// WithLeakHook turns on leak detection: a permit that becomes unreachable
+// without having been released is released to the supplier with reason
+// TaskFailed(ErrPermitLeaked), and then f is called with what is known of
+// it. f runs on the runtime's cleanup goroutine and must not block.
+//
+// Detection costs a few small allocations per permit (a stamp object that
+// every copy of the permit points at, and a runtime.AddCleanup record), so
+// Reserve is no longer allocation-free; and it is only as timely as the
+// garbage collector.
+func WithLeakHook(f func(Leak)) TrackerOption {
+	return func(t *Tracker) { t.onLeak = f }
+}
+
+// NewTracker returns a Tracker over s. It panics if s is nil.
+func NewTracker(s Supplier, opts ...TrackerOption) *Tracker {
+	if s == nil {
+		panic("weft/slots: NewTracker with a nil Supplier")
+	}
+	t := &Tracker{supplier: s}
+	t.token = &owner{t: t}
+	t.used.init()
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+// Supplier returns the supplier t was made with.
+func (t *Tracker) Supplier() Supplier { return t.supplier }
+
+// Reserve blocks until the supplier grants a slot or ctx is done, and
+// returns the slot's permit. kind says what the slot is for (suppliers see
+// it as ReserveContext.Kind). If ctx is already done Reserve returns
+// ctx.Err() without asking the supplier; an error returned leaves nothing
+// reserved. The permit must be released with Release exactly once.
+func (t *Tracker) Reserve(ctx context.Context, kind string) (Permit, error) {
+	t.mustBeMade()
+	select {
+	case <-ctx.Done():
+		t.failures.Add(1)
+		return Permit{}, ctx.Err()
+	default:
+	}
+	p, err := t.supplier.ReserveSlot(ctx, ReserveContext{t: t, kind: kind})
+	if err != nil {
+		if !p.IsZero() {
+			panic("weft/slots: ReserveSlot returned both a permit and an error")
+		}
+		t.failures.Add(1)
+		return Permit{}, err
+	}
+	return t.adopt(p), nil
+}
+
+// TryReserve returns a permit and true if the supplier grants a slot
+// without waiting, and false (counted in Stats.Refusals) otherwise.
+func (t *Tracker) TryReserve(kind string) (Permit, bool) {
+	t.mustBeMade()
+	p, ok := t.supplier.TryReserveSlot(ReserveContext{t: t, kind: kind})
+	if !ok {
+		if !p.IsZero() {
+			panic("weft/slots: TryReserveSlot returned a permit and false")
+		}
+		t.refusals.Add(1)
+		return Permit{}, false
+	}
+	return t.adopt(p), true
+}
+
+// adopt takes a permit the supplier just issued into t.
+func (t *Tracker) adopt(p Permit) Permit {
+	if p.rec == nil {
+		panic("weft/slots: supplier granted the zero Permit")
+	}
+	// The CAS from Issued makes sure the supplier handed out a live
+	// permit that nobody holds; a supplier bug that grants one permit
+	// twice is caught here rather than as a double count later.
+	if !p.rec.state.CompareAndSwap(p.id<<phaseBits|phaseIssued, p.id<<phaseBits|phaseReserved) {
+		panic(fmt.Sprintf("weft/slots: supplier granted %v, which is stale or already held", p))
+	}
+	t.issued.Add(1)
+	t.held.Add(heldReservedOne)
+	p.own = t.stamp(p)
+	return p
+}
+
+// MarkUsed records that a task described by task now runs on p's slot and
+// tells the supplier. It returns ErrMarkedTwice if p is already marked,
+// ErrUnknownPermit if p was released (or is not a Tracker's), and
+// ErrForeignPermit if p belongs to another Tracker.
+func (t *Tracker) MarkUsed(p Permit, task TaskInfo) error {
+	if err := t.check(p); err != nil {
+		return err
+	}
+	sh := t.used.shard(p.id)
+	sh.mu.Lock()
+	err := t.toUsed(p)
+	if err == nil {
+		sh.link(p.rec, task)
+	}
+	sh.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	t.held.Add(heldMark)
+	t.supplier.MarkSlotUsed(UsedInfo{Permit: p.bare(), Task: task})
+	// Until the move to Used is done the stamp must stay reachable, or
+	// leak detection could reclaim the permit under our feet.
+	runtime.KeepAlive(p.own)
+	return nil
+}
+
+// toUsed moves p from Reserved to Used.
+func (t *Tracker) toUsed(p Permit) error {
+	want := p.id<<phaseBits | phaseReserved
+	if p.rec.state.CompareAndSwap(want, p.id<<phaseBits|phaseUsed) {
+		return nil
+	}
+	if p.rec.state.Load() == p.id<<phaseBits|phaseUsed {
+		return fmt.Errorf("%w: %v", ErrMarkedTwice, p)
+	}
+	return fmt.Errorf("%w: %v was released", ErrUnknownPermit, p)
+}
+
+// Release gives p's slot back to the supplier with reason r. It returns
+// ErrReleasedTwice if p was already released, ErrForeignPermit if p
+// belongs to another Tracker and ErrUnknownPermit if p is not a Tracker's;
+// in each case the supplier is not called.
+func (t *Tracker) Release(p Permit, r ReleaseReason) error {
+	if err := t.check(p); err != nil {
+		return err
+	}
+	phase, ok := p.rec.toReleased(p.id)
+	if !ok {
+		return fmt.Errorf("%w: %v", ErrReleasedTwice, p)
+	}
+	t.giveBack(p.rec, p.id, phase, r)
+	runtime.KeepAlive(p.own) // see MarkUsed
+	return nil
+}
+
+// toReleased moves permit id from Reserved or Used to Released and returns
+// the phase it left. It reports false if the permit is no longer live.
+func (r *record) toReleased(id uint64) (uint64, bool) {
+	for {
+		w := r.state.Load()
+		phase := w & phaseMask
+		if w>>phaseBits != id || (phase != phaseReserved && phase != phaseUsed) {
+			return 0, false
+		}
+		if r.state.CompareAndSwap(w, id<<phaseBits|phaseReleased) {
+			return phase, true
+		}
+	}
+}
+
+// giveBack finishes a release that won the move to Released.
+func (t *Tracker) giveBack(r *record, id, phase uint64, reason ReleaseReason) TaskInfo {
+	info := ReleaseInfo{Permit: Permit{rec: r, id: id}, Reason: reason}
+	if phase == phaseUsed {
+		info.Used, info.Task = true, t.used.remove(r, id)
+		t.held.Add(heldUnuse)
+	} else {
+		t.held.Add(heldUnreserve)
+	}
+	t.supplier.ReleaseSlot(info)
+	return info.Task
+}
+
+// check reports whether p may be marked or released through t.
+func (t *Tracker) check(p Permit) error {
+	t.mustBeMade()
+	switch {
+	case p.rec == nil:
+		return fmt.Errorf("%w: the zero Permit", ErrUnknownPermit)
+	case p.own == nil:
+		return fmt.Errorf("%w: %v was not reserved through a Tracker", ErrUnknownPermit, p)
+	case p.own.t != t:
+		return fmt.Errorf("%w: %v", ErrForeignPermit, p)
+	}
+	return nil
+}
+
+func (t *Tracker) mustBeMade() {
+	if t.supplier == nil {
+		panic("weft/slots: Tracker not made by NewTracker")
+	}
+}
