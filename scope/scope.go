@@ -42,15 +42,14 @@ type state struct {
 // returns. If any of them panicked, Run re-raises the first panic, as a
 // *scheduler.Panic, after all have finished.
 //
-// w is the current worker; with a nil w, Run runs the scope on
-// scheduler.Default() and blocks the calling goroutine.
+// w is the current worker, which must not be nil; a goroutine outside the
+// pool calls On.
 func Run(w *scheduler.Worker, body func(s *Scope)) {
 	if body == nil {
 		panic("weft/scope: Run with a nil body")
 	}
 	if w == nil {
-		outside(func(w *scheduler.Worker) { Run(w, body) })
-		return
+		panic(errNilWorker)
 	}
 	st := newState(w)
 	st.finish(w, scheduler.CatchWorker(func(w *scheduler.Worker) { body(&Scope{st, w}) }, w))
@@ -62,15 +61,14 @@ func Run(w *scheduler.Worker, body func(s *Scope)) {
 // first error cancels the context that s.Context returns, so the other
 // tasks can stop early; Group waits for all of them and returns the first
 // error. The context is also cancelled when Group returns. A panic takes
-// precedence over errors and is re-raised as in Run.
+// precedence over errors and is re-raised as in Run. w must not be nil; a
+// goroutine outside the pool calls GroupOn.
 func Group(ctx context.Context, w *scheduler.Worker, body func(s *Scope) error) error {
 	if body == nil {
 		panic("weft/scope: Group with a nil body")
 	}
 	if w == nil {
-		var err error
-		outside(func(w *scheduler.Worker) { err = Group(ctx, w, body) })
-		return err
+		panic(errNilWorker)
 	}
 	st := newState(w)
 	st.ctx, st.cancel = context.WithCancelCause(ctx)
@@ -174,10 +172,4 @@ func (t *task) call(*scheduler.Worker) {
 		return
 	}
 	t.st.fail(t.fe(&t.handle))
-}
-
-func outside(f func(*scheduler.Worker)) {
-	if err := scheduler.Default().Run(context.Background(), f); err != nil {
-		panic("weft/scope: " + err.Error())
-	}
 }

@@ -86,13 +86,18 @@ func TestJoinsAndScopesNest(t *testing.T) {
 
 func TestScopeOutsidePool(t *testing.T) {
 	var n atomic.Int64
-	scope.Run(nil, func(s *scope.Scope) { spawnTree(s, 5, &n) })
+	require.NoError(t, scope.On(nil, func(s *scope.Scope) { spawnTree(s, 5, &n) }))
 	assert.EqualValues(t, 1<<6-1, n.Load())
-	err := scope.Group(context.Background(), nil, func(s *scope.Scope) error {
-		s.Go(func(*scope.Scope) error { return nil })
+	boom := errors.New("boom")
+	err := scope.GroupOn(context.Background(), nil, func(s *scope.Scope) error {
+		s.Go(func(*scope.Scope) error { return boom })
 		return nil
 	})
-	assert.NoError(t, err)
+	assert.Same(t, boom, err)
+	p, err := scheduler.New(scheduler.WithWorkers(1))
+	require.NoError(t, err)
+	p.Close()
+	assert.ErrorIs(t, scope.On(p, func(*scope.Scope) {}), scheduler.ErrClosed)
 }
 
 func TestPanicAfterAllFinished(t *testing.T) {
@@ -180,13 +185,22 @@ func TestGroupBodyErrorAndSuccess(t *testing.T) {
 func TestGroupParentContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := scope.Group(ctx, nil, func(s *scope.Scope) error { return s.Context().Err() })
-	assert.ErrorIs(t, err, context.Canceled)
+	var seen error
+	err := scope.GroupOn(ctx, nil, func(s *scope.Scope) error { seen = s.Context().Err(); return seen })
+	assert.ErrorIs(t, err, context.Canceled) // Run refuses a done ctx
+	assert.NoError(t, seen, "the body never ran")
+	onPools(t, func(t *testing.T, w *scheduler.Worker) {
+		err := scope.Group(ctx, w, func(s *scope.Scope) error { return s.Context().Err() })
+		assert.ErrorIs(t, err, context.Canceled)
+	})
 }
 
 func TestMisuse(t *testing.T) {
 	assert.PanicsWithValue(t, "weft/scope: Run with a nil body", func() { scope.Run(nil, nil) })
 	assert.PanicsWithValue(t, "weft/scope: Group with a nil body", func() { _ = scope.Group(context.Background(), nil, nil) })
+	nilWorker := "weft/scope: nil worker: from outside the pool, use scope.On or scope.GroupOn"
+	assert.PanicsWithValue(t, nilWorker, func() { scope.Run(nil, func(*scope.Scope) {}) })
+	assert.PanicsWithValue(t, "weft/scope: On with a nil body", func() { _ = scope.On(nil, nil) })
 	onPools(t, func(t *testing.T, w *scheduler.Worker) {
 		scope.Run(w, func(s *scope.Scope) {
 			assert.PanicsWithValue(t, "weft/scope: Spawn with a nil function", func() { s.Spawn(nil) })

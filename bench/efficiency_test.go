@@ -1,0 +1,100 @@
+package bench_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/weftrt/weft/bench"
+	"github.com/weftrt/weft/scheduler"
+)
+
+// submitter hands a function to a contender and returns at once.
+type submitter func(f func())
+
+func goSubmit(f func()) { go f() }
+
+func weftSubmit(b *testing.B, p *scheduler.Pool) submitter {
+	return func(f func()) {
+		if err := p.Spawn(context.Background(), func(*scheduler.Worker) { f() }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// idlePool starts a pool and lets its workers fall asleep.
+func idlePool(b *testing.B) *scheduler.Pool {
+	p := newPool(b)
+	onPool(b, p, func(*scheduler.Worker) {})
+	time.Sleep(20 * time.Millisecond)
+	return p
+}
+
+// BenchmarkIdle measures the CPU a process burns while it waits 100ms,
+// with and without an idle pool. An idle pool must cost nothing.
+func BenchmarkIdle(b *testing.B) {
+	const period = 100 * time.Millisecond
+	idle := func(b *testing.B) {
+		start := bench.CPUTime()
+		b.ResetTimer()
+		for range b.N {
+			time.Sleep(period)
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(bench.CPUTime()-start)/float64(b.N), "cpu-ns/op")
+	}
+	b.Run("no-pool", idle)
+	b.Run("weft", func(b *testing.B) {
+		idlePool(b)
+		idle(b)
+	})
+}
+
+// BenchmarkTick submits one tiny job per millisecond and reports the CPU
+// per job. baseline only sleeps, so a contender's cost is its cpu-ns/op
+// minus baseline's.
+func BenchmarkTick(b *testing.B) {
+	tick := func(b *testing.B, submit submitter) {
+		var wg sync.WaitGroup
+		var sink int
+		job := func() { sink++; wg.Done() }
+		start := bench.CPUTime()
+		b.ResetTimer()
+		for range b.N {
+			time.Sleep(time.Millisecond)
+			if submit != nil {
+				wg.Add(1)
+				submit(job)
+				wg.Wait() // jobs do not overlap: each finds the pool idle
+			}
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(bench.CPUTime()-start)/float64(b.N), "cpu-ns/op")
+		_ = sink
+	}
+	b.Run("baseline", func(b *testing.B) { tick(b, nil) })
+	b.Run("goroutine", func(b *testing.B) { tick(b, goSubmit) })
+	b.Run("weft", func(b *testing.B) { tick(b, weftSubmit(b, idlePool(b))) })
+}
+
+// BenchmarkWake measures the latency from submitting a job to a fully
+// asleep pool to the job's start, as p50 and p99 over the run.
+func BenchmarkWake(b *testing.B) {
+	wake := func(b *testing.B, submit submitter) {
+		lat := make([]time.Duration, 0, b.N)
+		done := make(chan time.Time)
+		for range b.N {
+			time.Sleep(2 * time.Millisecond) // let every worker fall asleep
+			t0 := time.Now()
+			submit(func() { done <- time.Now() })
+			lat = append(lat, (<-done).Sub(t0))
+		}
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[len(lat)/2]), "p50-ns")
+		b.ReportMetric(float64(lat[len(lat)*99/100]), "p99-ns")
+	}
+	b.Run("goroutine", func(b *testing.B) { wake(b, goSubmit) })
+	b.Run("weft", func(b *testing.B) { wake(b, weftSubmit(b, idlePool(b))) })
+}

@@ -1,0 +1,45 @@
+package join_test
+
+import (
+	"fmt"
+
+	"github.com/weftrt/weft/join"
+	"github.com/weftrt/weft/scheduler"
+)
+
+func fib(w *scheduler.Worker, n int) int {
+	if n < 20 {
+		return fibSeq(n) // below a cutoff, forking costs more than it saves
+	}
+	a, b := join.Call(w, fib, n-1, n-2)
+	return a + b
+}
+
+// Call is the zero-allocation form for recursive kernels: a top-level
+// function, arguments and results by value.
+func ExampleCall() {
+	p, _ := scheduler.New()
+	defer p.Close()
+	x, y, _ := join.CallOn(p, fib, 30, 31)
+	fmt.Println(x, y)
+	// Output: 832040 1346269
+}
+
+// Join takes closures, which may write to variables of the caller.
+func ExampleJoin() {
+	xs := []int{3, 1, 4, 1, 5, 9, 2, 6}
+	var lo, hi int
+	_ = join.On(nil, // nil: the default pool
+		func(*scheduler.Worker) { lo = sumInts(xs[:4]) },
+		func(*scheduler.Worker) { hi = sumInts(xs[4:]) })
+	fmt.Println(lo, hi)
+	// Output: 9 22
+}
+
+func sumInts(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}

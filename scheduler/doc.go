@@ -1,0 +1,49 @@
+// Package scheduler is weft's pool: a fixed set of worker goroutines, each
+// owning a Chase-Lev deque (package deque), that run fork-join work.
+//
+// # Workers
+//
+// A worker looks for work in this order: its own deque (newest first),
+// its mailbox (jobs addressed to it by Broadcast), the other workers'
+// deques (oldest first, starting at a random victim and sweeping
+// round-robin while steals lose races), and the injector, where jobs from
+// outside the pool wait. With nothing found it moves toward sleep through
+// the sleep package: a few rounds of searching, then an announcement that
+// it is sleepy, one more search, then a block on its own condition
+// variable. An idle pool burns no CPU. No goroutine is created per task.
+//
+// Every wait in the pool is a wait on a latch (package latch): a worker
+// waiting for a stolen job runs other jobs until the job's latch is set,
+// sleeps through the latch protocol when there are none, and is woken by
+// the latch's Set, which wakes exactly that worker. A worker's outermost
+// wait is on its terminate latch.
+//
+// # Entering the pool
+//
+// Run runs a function on a worker and blocks the calling goroutine (on a
+// condition variable; it does not spin) until it returns; Spawn queues a
+// detached task; Broadcast runs a function once on every worker. These
+// are for goroutines outside the pool. Inside, tasks receive the *Worker
+// that runs them and fork through the join and scope packages, which use
+// the low-level job API here (Job, Runner, Worker.Push, Pop, WaitUntil,
+// EnterFrame).
+//
+// # Panics
+//
+// A panic in a task reaches whoever waits for it as a *Panic carrying the
+// original value and the stack where it happened: Run re-raises it in its
+// caller, a join in the joining task. A detached task's panic goes to the
+// pool's panic handler, or crashes the program if there is none. The pool
+// keeps working after a task panics. Tasks must not call runtime.Goexit
+// (and so not t.FailNow): it would end a worker goroutine.
+//
+// # Shutting down
+//
+// Shutdown and Close follow http.Server: refuse new work with ErrClosed,
+// finish what was accepted, stop the workers and wait for their
+// goroutines. A Shutdown whose context ends first drops the outside tasks
+// that have not started and returns the context's error.
+//
+// docs/sleep.md and docs/latch.md specify the sleep and latch protocols;
+// docs/models holds their spin models.
+package scheduler

@@ -1,0 +1,40 @@
+package scope
+
+import (
+	"context"
+
+	"github.com/weftrt/weft/scheduler"
+)
+
+const errNilWorker = "weft/scope: nil worker: from outside the pool, use scope.On or scope.GroupOn"
+
+// On runs Run(w, body) on a worker of p and blocks the calling goroutine
+// (on a condition variable, never spinning) until the scope is done. A nil
+// p means scheduler.Default(). It returns ErrClosed if p is shutting down;
+// panics propagate as in Run.
+func On(p *scheduler.Pool, body func(s *Scope)) error {
+	if body == nil {
+		panic("weft/scope: On with a nil body")
+	}
+	return pool(p).Run(context.Background(), func(w *scheduler.Worker) { Run(w, body) })
+}
+
+// GroupOn runs Group(ctx, w, body) on a worker of p from a goroutine
+// outside the pool, as On does for Run.
+func GroupOn(ctx context.Context, p *scheduler.Pool, body func(s *Scope) error) error {
+	if body == nil {
+		panic("weft/scope: GroupOn with a nil body")
+	}
+	var err error
+	if runErr := pool(p).Run(ctx, func(w *scheduler.Worker) { err = Group(ctx, w, body) }); runErr != nil {
+		return runErr
+	}
+	return err
+}
+
+func pool(p *scheduler.Pool) *scheduler.Pool {
+	if p == nil {
+		return scheduler.Default()
+	}
+	return p
+}
