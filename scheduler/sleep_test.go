@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftrt/weft/latch"
 	"github.com/weftrt/weft/scheduler"
 )
 
@@ -45,4 +46,52 @@ func TestBroadcastWakesEachWorker(t *testing.T) {
 		synctest.Wait()
 		assert.EqualValues(t, 3, p.Stats().Wakeups)
 	})
+}
+
+// TestLatchSetWakesExactlyItsOwner: a worker whose joined job was stolen
+// sleeps on the job's latch; the thief's Set wakes that worker and no
+// other.
+func TestLatchSetWakesExactlyItsOwner(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, err := scheduler.New(scheduler.WithWorkers(3))
+		require.NoError(t, err)
+		defer p.Close()
+		synctest.Wait()
+		started, release := make(chan struct{}), make(chan struct{})
+		var before scheduler.Stats
+		go func() {
+			_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+				j := &stealMe{started: started, release: release}
+				j.job.Init(j)
+				j.latch.Init(w.Sleep(), w.Index())
+				w.Push(&j.job)
+				<-started // a thief runs it; our deque is now empty
+				if w.Pop() != nil {
+					t.Error("job still in the deque")
+				}
+				w.WaitUntil(&j.latch)
+			})
+		}()
+		<-started
+		synctest.Wait() // owner asleep on the latch, thief blocked in the job
+		before = p.Stats()
+		close(release)
+		synctest.Wait()
+		after := p.Stats()
+		assert.EqualValues(t, 1, after.Wakeups-before.Wakeups, "only the owner is woken")
+	})
+}
+
+// stealMe is a job that signals when a thief starts it and finishes when
+// released, then sets its owner's latch.
+type stealMe struct {
+	job              scheduler.Job
+	latch            latch.Owned
+	started, release chan struct{}
+}
+
+func (j *stealMe) RunJob(*scheduler.Worker) {
+	close(j.started)
+	<-j.release
+	j.latch.Set()
 }

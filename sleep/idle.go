@@ -1,7 +1,9 @@
 package sleep
 
 import (
+	"context"
 	"runtime"
+	"runtime/trace"
 
 	"github.com/weftrt/weft/latch"
 )
@@ -75,8 +77,15 @@ func (s *Sleep) sleep(idle *Idle, l *latch.Core) {
 	}
 	w.blocked = true
 	w.stats.Sleeps++
+	var region *trace.Region
+	if trace.IsEnabled() { // one load when tracing is off
+		region = trace.StartRegion(context.Background(), "weft/sleep")
+	}
 	for w.blocked {
 		w.cond.Wait()
+	}
+	if region != nil {
+		region.End()
 	}
 	l.WakeUp()
 	w.mu.Unlock()
