@@ -21,19 +21,17 @@ func (p *Pool) Broadcast(ctx context.Context, f func(*Worker)) error {
 	}
 	b := &broadcast{pool: p, f: f, parts: make([]broadcastPart, len(p.workers))}
 	b.count.Init(int64(len(p.workers)), &b.done)
-	p.pending.Add(int64(len(p.workers)))
-	if p.closing.Load() {
-		for range p.workers {
-			p.taskDone()
+	err := p.accept(len(p.workers), func() {
+		for i, w := range p.workers {
+			part := &b.parts[i]
+			part.b = b
+			part.job.Init(part)
+			w.mail.Push(&part.job)
+			p.sleep.NewJobFor(i)
 		}
-		return ErrClosed
-	}
-	for i, w := range p.workers {
-		part := &b.parts[i]
-		part.b = b
-		part.job.Init(part)
-		w.mail.Push(&part.job)
-		p.sleep.NewJobFor(i)
+	})
+	if err != nil {
+		return err
 	}
 	b.done.Wait()
 	Repanic(b.panic)

@@ -30,11 +30,13 @@ type Pool struct {
 	sleep    *sleep.Sleep
 	injector deque.Injector[Job]
 
-	// closing is set once by Shutdown before it looks at pending; inject
-	// bumps pending before it looks at closing. Both are sequentially
-	// consistent, so either inject sees closing and backs out, or Shutdown
-	// sees its task in pending and waits for it.
-	closing atomic.Bool
+	// submitMu makes accepting an outside task atomic with respect to
+	// Shutdown: submitters hold it shared while they check closing and
+	// queue their task, Shutdown holds it exclusively while it sets
+	// closing. After that no task can still be on its way into a queue, so
+	// what Shutdown sees queued and pending is everything it will ever get.
+	submitMu sync.RWMutex
+	closing  atomic.Bool // set once, under submitMu; read by taskDone too
 	// pending counts tasks accepted from outside (Run, Spawn, Broadcast
 	// parts) and not yet finished. The decrement that takes it to zero
 	// while closing closes drained.
@@ -74,15 +76,24 @@ func (p *Pool) Workers() int { return len(p.workers) }
 // inject queues j for any worker, counting it as a pending task. The
 // caller's task will call taskDone when it finishes or is abandoned.
 func (p *Pool) inject(j *Job) error {
-	p.pending.Add(1)
+	return p.accept(1, func() {
+		wasEmpty := p.injector.IsEmpty()
+		p.injector.Push(j)
+		p.injectCount.Add(1)
+		p.sleep.NewJobs(1, wasEmpty)
+	})
+}
+
+// accept counts n new pending tasks and runs queue to queue them, unless
+// the pool is closing.
+func (p *Pool) accept(n int, queue func()) error {
+	p.submitMu.RLock()
+	defer p.submitMu.RUnlock()
 	if p.closing.Load() {
-		p.taskDone()
 		return ErrClosed
 	}
-	wasEmpty := p.injector.IsEmpty()
-	p.injector.Push(j)
-	p.injectCount.Add(1)
-	p.sleep.NewJobs(1, wasEmpty)
+	p.pending.Add(int64(n))
+	queue()
 	return nil
 }
 

@@ -12,7 +12,9 @@ import "context"
 // soon as their current tasks return, and returns ctx.Err() without
 // waiting for them. Call Close afterwards to wait.
 func (p *Pool) Shutdown(ctx context.Context) error {
+	p.submitMu.Lock()
 	p.closing.Store(true)
+	p.submitMu.Unlock()
 	if p.pending.Load() == 0 {
 		p.drainOnce.Do(func() { close(p.drained) })
 	}

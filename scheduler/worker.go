@@ -57,13 +57,18 @@ func (w *Worker) main() {
 		f(w.index)
 	}
 	w.WaitUntil(&w.term)
-	// Broadcast parts are addressed to this worker alone: run any that
-	// are still queued so their caller is not left waiting.
-	for j, ok := w.mail.Pop(); ok; j, ok = w.mail.Pop() {
-		w.Execute(j)
-	}
+	w.drainOnExit()
 	if f := w.pool.cfg.onExit; f != nil {
 		f(w.index)
+	}
+}
+
+// drainOnExit runs the Broadcast parts still addressed to the worker when
+// it exits after a Shutdown gave up waiting: nobody else may run them,
+// and their caller would wait forever.
+func (w *Worker) drainOnExit() {
+	for j, ok := w.mail.Pop(); ok; j, ok = w.mail.Pop() {
+		w.Execute(j)
 	}
 }
 

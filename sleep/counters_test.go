@@ -66,3 +66,11 @@ func TestDocBitMap(t *testing.T) {
 		assert.Contains(t, string(src), "//\t"+line+"\n")
 	}
 }
+
+// TestSpecBitMap keeps the bit map in the protocol's specification
+// (docs/sleep.md) in step with the constants too.
+func TestSpecBitMap(t *testing.T) {
+	spec, err := os.ReadFile("../docs/sleep.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(spec), "```\n"+Layout()+"```\n")
+}
