@@ -8,7 +8,7 @@ import (
 )
 
 // Broadcast runs f once on every worker of the pool and waits for all of
-// them. Call it from outside the pool: a worker that called it would wait
+// them. It takes one slot from the pool's supplier for the whole call. Call it from outside the pool: a worker that called it would wait
 // for its own part. If some parts panic, the first panic is re-raised
 // after all parts finished. It returns ErrClosed if the pool is shutting
 // down, and ctx.Err() if ctx is done before the parts are queued.
@@ -16,12 +16,13 @@ func (p *Pool) Broadcast(ctx context.Context, f func(*Worker)) error {
 	if f == nil {
 		panic("weft/scheduler: Broadcast with a nil function")
 	}
-	if err := ctx.Err(); err != nil {
+	permit, err := p.admit(ctx)
+	if err != nil {
 		return err
 	}
 	b := &broadcast{pool: p, f: f, parts: make([]broadcastPart, len(p.workers))}
 	b.count.Init(int64(len(p.workers)), &b.done)
-	err := p.accept(len(p.workers), func() {
+	err = p.accept(len(p.workers), func() {
 		for i, w := range p.workers {
 			part := &b.parts[i]
 			part.b = b
@@ -31,9 +32,14 @@ func (p *Pool) Broadcast(ctx context.Context, f func(*Worker)) error {
 		}
 	})
 	if err != nil {
+		p.door.neverUsed(permit)
 		return err
 	}
+	// One slot for the whole broadcast, used from when it is queued: its
+	// parts start on every worker at once.
+	p.door.start(permit)
 	b.done.Wait()
+	p.door.finish(permit, b.panic)
 	Repanic(b.panic)
 	return nil
 }

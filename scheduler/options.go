@@ -4,6 +4,7 @@ import (
 	"runtime"
 
 	"github.com/weftrt/weft/sleep"
+	"github.com/weftrt/weft/slots"
 )
 
 // Option configures a Pool; pass options to New.
@@ -16,6 +17,8 @@ type config struct {
 	onExit       func(worker int)
 	panicHandler func(p *Panic)
 	sleep        sleep.Tunables
+	supplier     slots.Supplier
+	trackerOpts  []slots.TrackerOption
 }
 
 // WithWorkers sets the number of worker goroutines. The default is
@@ -63,6 +66,17 @@ func WithSleep(t sleep.Tunables) Option {
 	return func(c *config) { c.sleep = t }
 }
 
+// WithSupplier sets the slot supplier that admits every task entering the
+// pool from outside (Run, Spawn, TrySpawn, Broadcast): Run and Spawn
+// reserve a slot first (waiting, within their context, for one to be
+// free), TrySpawn only takes a free one. A worker marks the slot used when
+// it starts the task and releases it when the task ends. The default is
+// slots.Unlimited{}. A supplier may be shared by several pools; opts
+// configure the pool's slots.Tracker (for example slots.WithLeakHook).
+func WithSupplier(s slots.Supplier, opts ...slots.TrackerOption) Option {
+	return func(c *config) { c.supplier, c.trackerOpts = s, opts }
+}
+
 func newConfig(opts []Option) config {
 	c := config{name: "weft"}
 	for _, o := range opts {
@@ -70,6 +84,9 @@ func newConfig(opts []Option) config {
 	}
 	if c.workers == 0 {
 		c.workers = runtime.GOMAXPROCS(0)
+	}
+	if c.supplier == nil {
+		c.supplier = slots.Unlimited{}
 	}
 	return c
 }

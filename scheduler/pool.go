@@ -8,6 +8,7 @@ import (
 
 	"github.com/weftrt/weft/deque"
 	"github.com/weftrt/weft/sleep"
+	"github.com/weftrt/weft/slots"
 )
 
 // ErrClosed is returned for work submitted to a pool that is shutting down
@@ -26,6 +27,7 @@ var ErrWorkers = errors.New("weft/scheduler: invalid worker count")
 // safe for concurrent use.
 type Pool struct {
 	cfg      config
+	door     door
 	workers  []*Worker
 	sleep    *sleep.Sleep
 	injector deque.Injector[Job]
@@ -59,6 +61,7 @@ func New(opts ...Option) (*Pool, error) {
 		return nil, err
 	}
 	p := &Pool{cfg: cfg, sleep: sl, drained: make(chan struct{})}
+	p.door = door{tracker: slots.NewTracker(cfg.supplier, cfg.trackerOpts...), kind: cfg.name}
 	p.workers = make([]*Worker, cfg.workers)
 	for i := range p.workers {
 		p.workers[i] = newWorker(p, i)
@@ -73,15 +76,20 @@ func New(opts ...Option) (*Pool, error) {
 // Workers returns the number of worker goroutines.
 func (p *Pool) Workers() int { return len(p.workers) }
 
-// inject queues j for any worker, counting it as a pending task. The
-// caller's task will call taskDone when it finishes or is abandoned.
-func (p *Pool) inject(j *Job) error {
-	return p.accept(1, func() {
+// inject queues j, which holds permit, for any worker, counting it as a
+// pending task; the task will call taskDone when it finishes or is
+// abandoned. If the pool is closing, the permit goes back unused.
+func (p *Pool) inject(j *Job, permit slots.Permit) error {
+	err := p.accept(1, func() {
 		wasEmpty := p.injector.IsEmpty()
 		p.injector.Push(j)
 		p.injectCount.Add(1)
 		p.sleep.NewJobs(1, wasEmpty)
 	})
+	if err != nil {
+		p.door.neverUsed(permit)
+	}
+	return err
 }
 
 // accept counts n new pending tasks and runs queue to queue them, unless

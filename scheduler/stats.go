@@ -1,5 +1,7 @@
 package scheduler
 
+import "github.com/weftrt/weft/slots"
+
 // Stats is a snapshot of a pool's activity counters. Each figure is summed
 // from per-worker counters when Stats is called, so the hot paths never
 // share a counter; a snapshot taken while workers run is not atomic across
@@ -12,6 +14,10 @@ type Stats struct {
 	Sleeps   uint64 // times a worker blocked for lack of work
 	Wakeups  uint64 // times a blocked worker was woken
 	Pending  int64  // outside tasks accepted and not yet finished
+	// Slots are the admission figures of the pool's slot tracker: slots
+	// in use, reserved but not yet used, available (when bounded),
+	// refusals (TrySpawn found no slot).
+	Slots slots.Stats
 }
 
 // Stats returns the pool's counters.
@@ -20,6 +26,7 @@ func (p *Pool) Stats() Stats {
 		Workers:  len(p.workers),
 		Injected: p.injectCount.Load(),
 		Pending:  p.pending.Load(),
+		Slots:    p.door.tracker.Stats(),
 	}
 	for _, w := range p.workers {
 		s.Executed += w.executed.Load()

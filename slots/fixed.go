@@ -83,7 +83,7 @@ func NewFixed(n int) *Fixed {
 	for i := range f.recs {
 		r := &f.recs[i]
 		r.fixed, r.index = f, uint32(i)
-		r.next.Store(uint32(i)) // record i rests on record i-1, whose index+1 is i
+		r.state.Store(word(uint64(i), phaseFree)) // on record i-1, whose index+1 is i
 	}
 	f.state.Store(uint64(n))
 	return f
@@ -126,14 +126,25 @@ func (f *Fixed) ReleaseSlot(ri ReleaseInfo) {
 	if r == nil || r.fixed != f {
 		panic(fmt.Sprintf("weft/slots: Fixed.ReleaseSlot of %v, which it did not issue", ri.Permit))
 	}
-	if !r.retire(ri.Permit.id) {
+	// Retiring links the record to the top seen now, so that in the
+	// common case the push below needs no second write to the record.
+	s := f.state.Load()
+	if !r.retire(ri.Permit.id, s&fixedTopMask) {
 		panic(fmt.Sprintf("weft/slots: Fixed.ReleaseSlot of %v, which is not out", ri.Permit))
 	}
-	f.release(r)
+	if s&fixedWaitBit != 0 || !f.state.CompareAndSwap(s, pushed(s, r)) {
+		f.release(r)
+	}
+}
+
+// pushed is state s with r pushed on the stack.
+func pushed(s uint64, r *record) uint64 {
+	return (s&^fixedTopMask + fixedTagOne) | uint64(r.index+1)
 }
 
 // pop takes the top free record, or returns nil if the stack is empty
-// (which it is whenever reservers are queued).
+// (which it is whenever reservers are queued). A free record's state word
+// holds, in place of a permit id, the index+1 of the record below it.
 func (f *Fixed) pop() *record {
 	for {
 		s := f.state.Load()
@@ -142,8 +153,14 @@ func (f *Fixed) pop() *record {
 			return nil
 		}
 		r := &f.recs[top-1]
-		below := uint64(r.next.Load())
-		if f.state.CompareAndSwap(s, (s&^fixedTopMask+fixedTagOne)|below) {
+		w := r.state.Load()
+		if w&phaseMask != phaseFree {
+			continue // r was popped since s was read
+		}
+		// If r left the stack since s was read, the tag in the word has
+		// moved and the CAS fails, even if r is back on top; so the
+		// link w came from r while it was on top.
+		if f.state.CompareAndSwap(s, (s&^fixedTopMask+fixedTagOne)|w>>phaseBits) {
 			return r
 		}
 	}
@@ -157,8 +174,11 @@ func (f *Fixed) push(r *record) bool {
 		if s&fixedWaitBit != 0 {
 			return false
 		}
-		r.next.Store(uint32(s & fixedTopMask))
-		if f.state.CompareAndSwap(s, (s&^fixedTopMask+fixedTagOne)|uint64(r.index+1)) {
+		// r is off the stack and ours, so its link may be rewritten
+		// until the CAS publishes it; a CAS that fails (the top or the
+		// flag changed) rewrites it against the new word.
+		r.state.Store(word(s&fixedTopMask, phaseFree))
+		if f.state.CompareAndSwap(s, pushed(s, r)) {
 			return true
 		}
 	}

@@ -3,7 +3,8 @@ package slots
 import "runtime"
 
 // Leak describes a permit that was dropped without being released, as
-// reported to the hook of WithLeakHook.
+// reported to the hook of WithLeakHook. By then the slot has been
+// released to the supplier.
 type Leak struct {
 	// Permit is the leaked permit's id.
 	Permit uint64

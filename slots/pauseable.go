@@ -6,7 +6,8 @@ import (
 	"sync/atomic"
 )
 
-// PauseOptions modify a Pause.
+// PauseOptions modify a Pause. The zero PauseOptions pauses without
+// cancelling anyone.
 type PauseOptions struct {
 	// CancelOutstanding ends the reservations already waiting when Pause
 	// is called, whether they wait for the inner supplier or for a
@@ -157,6 +158,12 @@ func (p *Pauseable) reserveSlow(ctx context.Context, rc ReserveContext) (Permit,
 		if err != nil {
 			return Permit{}, err
 		}
+		if ep.ctx.Err() != nil {
+			// Cancelled by a Pause, even if resumed since: the grant
+			// raced the cancellation, and the cancellation wins.
+			p.handBack(perm)
+			return Permit{}, ErrPaused
+		}
 		if !p.paused.Load() {
 			return perm, nil
 		}
@@ -167,6 +174,9 @@ func (p *Pauseable) reserveSlow(ctx context.Context, rc ReserveContext) (Permit,
 // awaitResume returns when p is not paused, or with an error when ctx or
 // ep ends first.
 func (p *Pauseable) awaitResume(ctx context.Context, ep *pauseEpoch) error {
+	if ep.ctx.Err() != nil {
+		return ErrPaused
+	}
 	for {
 		p.mu.Lock()
 		paused, resumed := p.paused.Load(), p.resumed
@@ -192,14 +202,13 @@ func (p *Pauseable) reserveInner(ctx context.Context, ep *pauseEpoch, rc Reserve
 	stop := context.AfterFunc(ep.ctx, func() { cancel(ErrPaused) })
 	defer stop()
 	perm, err := p.inner.ReserveSlot(ictx, rc)
-	if err == nil {
+	switch {
+	case err == nil:
 		return perm, nil
-	}
-	if ctx.Err() == nil && context.Cause(ictx) == ErrPaused {
-		return Permit{}, ErrPaused
-	}
-	if ctx.Err() != nil {
+	case ctx.Err() != nil:
 		return Permit{}, ctx.Err()
+	case context.Cause(ictx) == ErrPaused:
+		return Permit{}, ErrPaused
 	}
 	return Permit{}, err
 }

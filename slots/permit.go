@@ -22,6 +22,10 @@ const (
 	phaseMask = 1<<phaseBits - 1
 )
 
+// word is the state word of permit id (or, for a Free record of a Fixed,
+// the free-stack link) in phase.
+func word(id, phase uint64) uint64 { return id<<phaseBits | phase }
+
 // idBlock is how many ids a reusable record takes from lastID at a time, so
 // that a supplier issuing from its own records touches the process-wide
 // counter once per idBlock permits instead of once per permit.
@@ -39,12 +43,15 @@ var lastID atomic.Uint64
 // phase), so a stale or copied Permit is detected without allocating a
 // record per permit.
 type record struct {
-	// state is id<<phaseBits | phase, where id is the permit currently or
-	// last issued from this record. Every change is a single Store or CAS
-	// of the whole word, so a check of "this id, this phase" and the move
-	// to the next phase are one step: two Releases of one permit cannot
-	// both succeed, and a Release of a stale permit (its id no longer in
-	// the word) fails even if the record has been issued again.
+	// state is word(id, phase), where id is the permit currently or last
+	// issued from this record (a Free record of a Fixed holds its
+	// free-stack link there instead; see Fixed.pop). Every change is a
+	// single Store or CAS of the whole word, so a check of "this id, this
+	// phase" and the move to the next phase are one step: two Releases of
+	// one permit cannot both succeed, and a Release of a stale permit
+	// (its id no longer in the word) fails even if the record has been
+	// issued again. A link that happens to equal a stale id is told apart
+	// by the phase: no check accepts Free.
 	state atomic.Uint64
 
 	// data is the supplier's user data. It is written before the permit
@@ -52,11 +59,9 @@ type record struct {
 	// once; Fixed never sets data), so reading it needs no lock.
 	data any
 
-	// Fields of records owned by a Fixed. fixed and index are written
-	// before the Fixed is shared; next is the link of Fixed's free stack.
+	// Fields of records owned by a Fixed, written before it is shared.
 	fixed *Fixed
 	index uint32
-	next  atomic.Uint32 // index+1 of the record below on the free stack
 
 	// nextID and endID are the unused part of this record's id block.
 	// Only the goroutine that is issuing from the record touches them:
@@ -79,14 +84,15 @@ func (r *record) issue() Permit {
 	}
 	id := r.nextID
 	r.nextID++
-	r.state.Store(id<<phaseBits | phaseIssued)
+	r.state.Store(word(id, phaseIssued))
 	return Permit{rec: r, id: id}
 }
 
-// retire ends permit id on a reusable record, moving it back to Free. It
-// reports false, changing nothing, if id is not the record's live permit or
-// a Tracker still holds it.
-func (r *record) retire(id uint64) bool {
+// retire ends permit id on a reusable record, moving it back to Free with
+// below, the free-stack link, in place of the id. It reports false,
+// changing nothing, if id is not the record's live permit or a Tracker
+// still holds it.
+func (r *record) retire(id, below uint64) bool {
 	for {
 		w := r.state.Load()
 		if w>>phaseBits != id {
@@ -97,7 +103,9 @@ func (r *record) retire(id uint64) bool {
 		default:
 			return false
 		}
-		if r.state.CompareAndSwap(w, id<<phaseBits|phaseFree) {
+		// The CAS against the word just checked makes a racing second
+		// release of the same permit fail instead of freeing it twice.
+		if r.state.CompareAndSwap(w, word(below, phaseFree)) {
 			return true
 		}
 	}
@@ -131,7 +139,7 @@ type owner struct{ t *Tracker }
 func NewPermit(data any) Permit {
 	r := &record{data: data}
 	id := lastID.Add(1)
-	r.state.Store(id<<phaseBits | phaseIssued)
+	r.state.Store(word(id, phaseIssued))
 	return Permit{rec: r, id: id}
 }
 

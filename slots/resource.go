@@ -2,55 +2,16 @@ package slots
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
 	"time"
 )
 
-// ResourceOptions configure a ResourceBased supplier. TargetCPU and
-// TargetMemory must be set; the other zero values pick defaults.
-type ResourceOptions struct {
-	// TargetCPU and TargetMemory are the fractions of the process's CPU
-	// and memory allowance (cgroup limits, else the host's) to fill, in
-	// (0, 1]. Slots are handed out while usage is expected to stay below
-	// both.
-	TargetCPU    float64
-	TargetMemory float64
-
-	// MinSlots are handed out whatever the usage; MaxSlots are never
-	// exceeded (0: no bound but the targets).
-	MinSlots int
-	MaxSlots int
-
-	// RampThrottle is the least time between two raises of the slot
-	// budget above MinSlots: the budget grows by at most one slot per
-	// RampThrottle. It limits growth only; a slot freed under the budget
-	// is handed out again at once, or short tasks would be held to one
-	// per RampThrottle. 0: no throttle.
-	RampThrottle time.Duration
-
-	// SampleInterval is the least time between two readings of the
-	// sampler (default 100ms). Readings are taken when a reservation
-	// asks, so an idle supplier reads nothing.
-	SampleInterval time.Duration
-
-	// LoadDelay is how long a newly started task takes to show its load
-	// in the readings, and a finished one to stop showing it (default 3
-	// sample intervals). Too short a delay makes the controller
-	// overshoot; too long makes it slow.
-	LoadDelay time.Duration
-
-	// Sampler reads usage; nil uses NewSystemSampler.
-	Sampler Sampler
-}
-
-const defaultSampleInterval = 100 * time.Millisecond
-
 // ResourceBased is a supplier that hands out slots while the process's
-// CPU and memory usage stay below targets. Every sample it sets a budget
-// of slots with the controller described in the package documentation,
-// and grants reservations while fewer slots than the budget are out.
+// CPU and memory usage stay below targets. Once per LoadDelay it sets a
+// budget of slots with the controller described in the package
+// documentation, and it grants reservations while fewer slots than the
+// budget are out. Like Fixed, it grants a free slot even if the
+// reservation's ctx is already done (a Tracker checks ctx first).
 //
 // Permits carry no data and are allocated one per slot. It may be shared
 // by several Trackers; create one with NewResourceBased (the zero value is
@@ -59,17 +20,20 @@ type ResourceBased struct {
 	opts    ResourceOptions
 	sampler Sampler
 
-	mu         sync.Mutex
-	ctl        controller
-	held       int       // slots out; guarded by mu, like all below
-	budget     int       // slots that may be out, as of the last sample
-	grants     timeQueue // grants less than LoadDelay ago
-	releases   timeQueue // releases less than LoadDelay ago
-	nextSample time.Time
-	lastRaise  time.Time
-	usage      Usage
-	err        error         // the last sample's error
-	changed    chan struct{} // closed when a slot may have come free; nil: nobody waits
+	mu           sync.Mutex
+	ctl          controller
+	held         int           // slots out; guarded by mu, like all below
+	budget       int           // slots that may be out
+	starved      bool          // a reservation found the budget full since the last decision
+	heldArea     time.Duration // integral of held over time since the last decision, in slot-ns
+	heldSince    time.Time     // when held last changed or heldArea was last taken
+	nextSample   time.Time
+	lastDecision time.Time
+	delay        time.Duration // LoadDelay, lengthened when steps show later
+	lastRaise    time.Time
+	usage        Usage
+	err          error         // the last sample's error
+	changed      chan struct{} // closed when a slot may have come free; nil: nobody waits
 }
 
 // NewResourceBased returns a ResourceBased supplier, or an error if a
@@ -80,13 +44,8 @@ func NewResourceBased(o ResourceOptions) (*ResourceBased, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	if o.SampleInterval == 0 {
-		o.SampleInterval = defaultSampleInterval
-	}
-	if o.LoadDelay == 0 {
-		o.LoadDelay = 3 * o.SampleInterval
-	}
-	r := &ResourceBased{opts: o, sampler: o.Sampler, budget: o.MinSlots}
+	o.setDefaults()
+	r := &ResourceBased{opts: o, sampler: o.Sampler, budget: o.MinSlots, delay: o.LoadDelay}
 	if r.sampler == nil {
 		s, err := NewSystemSampler()
 		if err != nil {
@@ -100,26 +59,6 @@ func NewResourceBased(o ResourceOptions) (*ResourceBased, error) {
 		maxSlots: o.MaxSlots,
 	}
 	return r, nil
-}
-
-func (o *ResourceOptions) check() error {
-	for _, t := range []struct {
-		name string
-		v    float64
-	}{{"TargetCPU", o.TargetCPU}, {"TargetMemory", o.TargetMemory}} {
-		if !(t.v > 0 && t.v <= 1) { // also refuses NaN
-			return fmt.Errorf("weft/slots: ResourceOptions.%s = %v: want a fraction in (0, 1]", t.name, t.v)
-		}
-	}
-	switch {
-	case o.MinSlots < 0 || o.MaxSlots < 0:
-		return errors.New("weft/slots: ResourceOptions: negative MinSlots or MaxSlots")
-	case o.MaxSlots > 0 && o.MinSlots > o.MaxSlots:
-		return fmt.Errorf("weft/slots: ResourceOptions: MinSlots %d > MaxSlots %d", o.MinSlots, o.MaxSlots)
-	case o.RampThrottle < 0 || o.SampleInterval < 0 || o.LoadDelay < 0:
-		return errors.New("weft/slots: ResourceOptions: negative duration")
-	}
-	return nil
 }
 
 // MaxSlots returns ResourceOptions.MaxSlots.
@@ -180,8 +119,7 @@ func (r *ResourceBased) ReleaseSlot(ReleaseInfo) {
 	if r.held == 0 {
 		panic("weft/slots: ResourceBased.ReleaseSlot with no slot out")
 	}
-	r.held--
-	r.releases.push(time.Now())
+	r.setHeldLocked(time.Now(), r.held-1)
 	r.wakeLocked()
 }
 
@@ -192,34 +130,68 @@ func (r *ResourceBased) grantLocked(now time.Time) (Permit, bool) {
 		r.sampleLocked(now)
 	}
 	if r.held >= r.opts.MinSlots && r.held >= r.budget {
+		r.starved = true
 		return Permit{}, false
 	}
-	r.held++
-	r.grants.push(now)
+	r.setHeldLocked(now, r.held+1)
 	return NewPermit(nil), true
 }
 
-// sampleLocked reads usage and sets the budget. A failed reading leaves the
-// budget as it was.
+// setHeldLocked changes held, adding the time at the old count to the
+// period's area.
+func (r *ResourceBased) setHeldLocked(now time.Time, held int) {
+	if !r.heldSince.IsZero() {
+		r.heldArea += time.Duration(r.held) * now.Sub(r.heldSince)
+	}
+	r.held, r.heldSince = held, now
+}
+
+// sampleLocked reads usage and, once per LoadDelay, sets the budget. A
+// failed reading leaves the budget as it was.
 func (r *ResourceBased) sampleLocked(now time.Time) {
 	r.nextSample = now.Add(r.opts.SampleInterval)
-	// A grant LoadDelay old or older shows in this reading.
-	shown := now.Add(-r.opts.LoadDelay)
-	r.grants.dropUpTo(shown)
-	r.releases.dropUpTo(shown)
 	u, err := r.sampler.Sample()
 	r.err = err
 	if err != nil {
 		return
 	}
+	prev := r.usage
 	r.usage = u
-	visible := r.held - r.grants.len() + r.releases.len()
-	b := r.ctl.budget(visible, [numResources]float64{resCPU: u.CPU, resMemory: u.Memory})
+	if now.Sub(r.lastDecision) < r.delay {
+		return
+	}
+	b, wait := r.ctl.decide(r.averageHeldLocked(now), readings(u), readings(prev), r.starved)
+	if wait {
+		return
+	}
+	// A step that took longer than delay to show spaces decisions by
+	// what it took.
+	switch took := now.Sub(r.lastDecision); r.ctl.late {
+	case lateStep:
+		r.delay = max(r.delay, took)
+	case lateProbe:
+		r.delay = max(r.delay, took-r.opts.SampleInterval)
+	}
 	b = r.throttle(now, b)
 	if b > r.budget {
 		r.wakeLocked()
 	}
-	r.budget = b
+	r.budget, r.ctl.budget = b, b
+	r.starved, r.lastDecision, r.heldArea = false, now, 0
+}
+
+func readings(u Usage) [numResources]float64 {
+	return [numResources]float64{resCPU: u.CPU, resMemory: u.Memory}
+}
+
+// averageHeldLocked returns the average of held since the last decision.
+func (r *ResourceBased) averageHeldLocked(now time.Time) float64 {
+	r.setHeldLocked(now, r.held)
+	span := now.Sub(r.lastDecision)
+	if r.lastDecision.IsZero() || span <= 0 {
+		return float64(r.held)
+	}
+	return float64(r.heldArea) / float64(span)
 }
 
 // throttle limits a raise of the budget above MinSlots to one slot per
@@ -266,27 +238,5 @@ func (r *ResourceBased) State() ResourceState {
 		Budget:   r.budget,
 		Held:     r.held,
 		Err:      r.err,
-	}
-}
-
-// timeQueue is a FIFO of times, oldest first.
-type timeQueue struct {
-	ts   []time.Time
-	head int
-}
-
-func (q *timeQueue) push(t time.Time) { q.ts = append(q.ts, t) }
-
-func (q *timeQueue) len() int { return len(q.ts) - q.head }
-
-// dropUpTo forgets the times up to t, compacting now and then so the
-// slice does not grow without bound.
-func (q *timeQueue) dropUpTo(t time.Time) {
-	for q.head < len(q.ts) && !q.ts[q.head].After(t) {
-		q.head++
-	}
-	if q.head > len(q.ts)/2 {
-		n := copy(q.ts, q.ts[q.head:])
-		q.ts, q.head = q.ts[:n], 0
 	}
 }

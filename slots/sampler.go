@@ -13,7 +13,8 @@ import (
 // Usage is a reading of how much of its allowance the process uses: CPU
 // over the time since the previous reading, memory now. Each is a
 // fraction, 0 for none and 1 for all of it (CPU can read a little above 1
-// when a cgroup's quota is overrun within a period).
+// when a cgroup's quota is overrun within a period). The zero Usage is an
+// idle process.
 type Usage struct {
 	CPU    float64
 	Memory float64

@@ -7,12 +7,12 @@ import "context"
 // of your own; Fixed, ResourceBased and Pauseable are the ones that ship.
 //
 // A Supplier is called through a Tracker, which guarantees the protocol:
-// every permit a supplier issues is released to it exactly once (a permit
-// released unused, including one whose reservation lost a race with its
-// context, comes back with NeverUsed), MarkSlotUsed is called at most
-// once per permit and before its release, and permits come back to the
-// supplier that issued them. A supplier used without a Tracker gets none of
-// these checks.
+// every permit the supplier grants to a Tracker is released to it exactly
+// once (one never marked used comes back with NeverUsed), MarkSlotUsed is
+// called at most once per permit and before its release, and permits come
+// back to the supplier that granted them. A supplier called directly, as
+// one supplier wrapping another does, gets none of these checks, and must
+// itself release what it was granted and will not pass on.
 //
 // All methods may be called from many goroutines at once, and by several
 // Trackers: a supplier shared by two pools bounds their sum.
@@ -54,18 +54,24 @@ type TaskInfo struct {
 }
 
 // UsedInfo is what MarkSlotUsed receives, and what ReserveContext.UsedSlots
-// lists: a permit and the task using its slot.
+// lists: a permit and the task using its slot. Suppliers see permits
+// without their Tracker's stamp, so keeping one does not defeat leak
+// detection.
 type UsedInfo struct {
 	Permit Permit
 	Task   TaskInfo
 }
 
-// ReleaseInfo is what ReleaseSlot receives.
+// ReleaseInfo is what ReleaseSlot receives; its zero value releases
+// nothing (the zero Permit) and no supplier should be given it. It does
+// not repeat the task
+// that used the slot: a supplier that needs it at release keeps it from
+// MarkSlotUsed, by permit ID. (Leaving it out keeps ReleaseInfo small
+// enough to travel in registers, which halves the cost of a wrapper's
+// pass-through ReleaseSlot.)
 type ReleaseInfo struct {
 	Permit Permit
 	Reason ReleaseReason
-	// Used reports whether the slot was marked used; Task is the task
-	// that used it (the zero TaskInfo if none did).
+	// Used reports whether the slot was marked used.
 	Used bool
-	Task TaskInfo
 }

@@ -27,9 +27,10 @@ type Tracker struct {
 	// instant:
 	//   bits 0-31   slots marked used and not released   (heldUsedOne)
 	//   bits 32-63  slots reserved, not yet marked used  (heldReservedOne)
-	// Each count only falls after the Add that raised it for the same
-	// permit (a phase CAS orders them), so neither field underflows into
-	// the other.
+	// Each count falls only after the Add that raised it for the same
+	// permit: adopt adds before the permit is handed out, MarkUsed adds
+	// under the shard lock that Release takes before it subtracts. So
+	// neither field underflows into the other.
 	held atomic.Uint64
 
 	issued   atomic.Uint64 // permits adopted; only grows
@@ -62,10 +63,10 @@ type TrackerOption func(*Tracker)
 // TaskFailed(ErrPermitLeaked), and then f is called with what is known of
 // it. f runs on the runtime's cleanup goroutine and must not block.
 //
-// Detection costs a few small allocations per permit (a stamp object that
-// every copy of the permit points at, and a runtime.AddCleanup record), so
-// Reserve is no longer allocation-free; and it is only as timely as the
-// garbage collector.
+// Detection costs three small allocations per permit (a stamp object that
+// every copy of the permit points at, and runtime.AddCleanup's record and
+// closure), so Reserve is no longer allocation-free; and it is only as
+// timely as the garbage collector.
 func WithLeakHook(f func(Leak)) TrackerOption {
 	return func(t *Tracker) { t.onLeak = f }
 }
@@ -134,7 +135,7 @@ func (t *Tracker) adopt(p Permit) Permit {
 	// The CAS from Issued makes sure the supplier handed out a live
 	// permit that nobody holds; a supplier bug that grants one permit
 	// twice is caught here rather than as a double count later.
-	if !p.rec.state.CompareAndSwap(p.id<<phaseBits|phaseIssued, p.id<<phaseBits|phaseReserved) {
+	if !p.rec.state.CompareAndSwap(word(p.id, phaseIssued), word(p.id, phaseReserved)) {
 		panic(fmt.Sprintf("weft/slots: supplier granted %v, which is stale or already held", p))
 	}
 	t.issued.Add(1)
@@ -156,12 +157,14 @@ func (t *Tracker) MarkUsed(p Permit, task TaskInfo) error {
 	err := t.toUsed(p)
 	if err == nil {
 		sh.link(p.rec, task)
+		// Under the lock: a Release of p, which takes it to unlink p,
+		// moves the count only after this.
+		t.held.Add(heldMark)
 	}
 	sh.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	t.held.Add(heldMark)
 	t.supplier.MarkSlotUsed(UsedInfo{Permit: p.bare(), Task: task})
 	// Until the move to Used is done the stamp must stay reachable, or
 	// leak detection could reclaim the permit under our feet.
@@ -171,11 +174,14 @@ func (t *Tracker) MarkUsed(p Permit, task TaskInfo) error {
 
 // toUsed moves p from Reserved to Used.
 func (t *Tracker) toUsed(p Permit) error {
-	want := p.id<<phaseBits | phaseReserved
-	if p.rec.state.CompareAndSwap(want, p.id<<phaseBits|phaseUsed) {
+	// The CAS succeeds only for this permit (its id) while Reserved, so
+	// it cannot mark a released permit, or one whose record was issued
+	// again, and of two racing marks only one wins.
+	want := word(p.id, phaseReserved)
+	if p.rec.state.CompareAndSwap(want, word(p.id, phaseUsed)) {
 		return nil
 	}
-	if p.rec.state.Load() == p.id<<phaseBits|phaseUsed {
+	if p.rec.state.Load() == word(p.id, phaseUsed) {
 		return fmt.Errorf("%w: %v", ErrMarkedTwice, p)
 	}
 	return fmt.Errorf("%w: %v was released", ErrUnknownPermit, p)
@@ -207,7 +213,10 @@ func (r *record) toReleased(id uint64) (uint64, bool) {
 		if w>>phaseBits != id || (phase != phaseReserved && phase != phaseUsed) {
 			return 0, false
 		}
-		if r.state.CompareAndSwap(w, id<<phaseBits|phaseReleased) {
+		// Of all the Releases (and the leak cleanup) racing for this
+		// permit, exactly one moves it out of Reserved or Used; a CAS
+		// that fails because MarkUsed moved it to Used retries.
+		if r.state.CompareAndSwap(w, word(id, phaseReleased)) {
 			return phase, true
 		}
 	}
@@ -215,15 +224,15 @@ func (r *record) toReleased(id uint64) (uint64, bool) {
 
 // giveBack finishes a release that won the move to Released.
 func (t *Tracker) giveBack(r *record, id, phase uint64, reason ReleaseReason) TaskInfo {
-	info := ReleaseInfo{Permit: Permit{rec: r, id: id}, Reason: reason}
+	var task TaskInfo
 	if phase == phaseUsed {
-		info.Used, info.Task = true, t.used.remove(r, id)
+		task = t.used.remove(r, id)
 		t.held.Add(heldUnuse)
 	} else {
 		t.held.Add(heldUnreserve)
 	}
-	t.supplier.ReleaseSlot(info)
-	return info.Task
+	t.supplier.ReleaseSlot(ReleaseInfo{Permit: Permit{rec: r, id: id}, Reason: reason, Used: phase == phaseUsed})
+	return task
 }
 
 // check reports whether p may be marked or released through t.
