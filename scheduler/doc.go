@@ -28,6 +28,20 @@
 // the low-level job API here (Job, Runner, Worker.Push, Pop, WaitUntil,
 // EnterFrame).
 //
+// # Admission
+//
+// Every task that enters from outside passes the pool's door: it needs a
+// permit from the pool's slot supplier (package slots; WithSupplier, by
+// default slots.Unlimited). Run, Spawn and Broadcast reserve one, waiting
+// within their context; TrySpawn takes one only if it is free and returns
+// ErrNoSlot otherwise. A worker marks the slot used when it starts the
+// task and releases it when the task ends, as complete or, if the task
+// panicked, as failed with the *Panic; a task dropped by Shutdown releases
+// its slot as never used. Forks inside the pool (joins, scope spawns) are
+// not admitted one by one: they are part of a task that already holds a
+// slot, and a permit per fork would cost more than the fork. Stats().Slots
+// reports slots in use, reserved, available and refused.
+//
 // # Panics
 //
 // A panic in a task reaches whoever waits for it as a *Panic carrying the
