@@ -1,9 +1,15 @@
 // Package bench holds the workloads that weft's benchmarks and its
-// benchmark harness (bench/cmd/weftbench) run, each written once per
-// contender: sequential Go, weft's closure form (join.Join), weft's
-// zero-allocation form (join.Call), and goroutines with sync.WaitGroup.
-// Every contender of a workload computes the same result, so callers can
-// check it.
+// benchmark harness (bench/cmd/weftbench) run.
+//
+// The fork-join workloads (fib, mergesort, and an unbalanced tree walk)
+// are written once against Forker, a two-way fork, so that every
+// contender runs the same code and only the fork differs: Inline (no
+// parallelism), Weft (join.Call on a pool's worker), Goroutines (a
+// goroutine and a sync.WaitGroup), Errgroup, and Semaphore (a goroutine
+// while a token is free, else inline). Weft's zero-allocation forms
+// (FibValues, FibCutoffValues, TreeValues) and the plain sequential code
+// (FibSeq, TreeSeq) are written out by hand. Every form of a workload
+// computes the same result, so callers can check it.
 //
 // The benchmarks in this package (go test -bench . ./bench) have stable
 // names so that results compare across changes with benchstat:

@@ -24,7 +24,7 @@ func FibSeq(n int) int {
 	return FibSeq(n-1) + FibSeq(n-2)
 }
 
-// FibValues forks with join.Call at every level above cutoff.
+// FibValues forks with join.Call at every level, allocating nothing.
 func FibValues(w *scheduler.Worker, n int) int {
 	if n < 2 {
 		return n
@@ -60,5 +60,35 @@ func FibGoroutines(n, cutoff int) int {
 	}()
 	b := FibGoroutines(n-2, cutoff)
 	wg.Wait()
+	return a + b
+}
+
+// FibFork forks through f at every level above cutoff.
+func FibFork(f Forker, n, cutoff int) int {
+	if n < 2 || n <= cutoff {
+		return FibSeq(n)
+	}
+	var a, b int
+	f.Fork(
+		func(f Forker) { a = FibFork(f, n-1, cutoff) },
+		func(f Forker) { b = FibFork(f, n-2, cutoff) })
+	return a + b
+}
+
+// FibCutoffValues is FibValues with a cutoff: it forks with join.Call at
+// every level above cutoff and recurses sequentially below.
+func FibCutoffValues(w *scheduler.Worker, n, cutoff int) int {
+	return fibCutoff(w, fibArg{n, cutoff})
+}
+
+// fibArg carries the cutoff down by value, since join.Call passes one
+// argument.
+type fibArg struct{ n, cutoff int }
+
+func fibCutoff(w *scheduler.Worker, x fibArg) int {
+	if x.n < 2 || x.n <= x.cutoff {
+		return FibSeq(x.n)
+	}
+	a, b := join.Call(w, fibCutoff, fibArg{x.n - 1, x.cutoff}, fibArg{x.n - 2, x.cutoff})
 	return a + b
 }

@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"math/rand/v2"
 	"slices"
-	"sync"
 
-	"github.com/weftrt/weft/join"
 	"github.com/weftrt/weft/scheduler"
 )
 
@@ -27,49 +25,32 @@ func RandomInts(n int) []int64 {
 	return xs
 }
 
-// forker runs two functions, possibly in parallel: the one thing the
-// parallel mergesort needs from a contender.
-type forker interface {
-	fork(a, b func(forker))
-}
-
-// weftForker forks with join.Join on the current worker.
-type weftForker struct{ w *scheduler.Worker }
-
-func (f weftForker) fork(a, b func(forker)) {
-	join.Join(f.w,
-		func(w *scheduler.Worker) { a(weftForker{w}) },
-		func(w *scheduler.Worker) { b(weftForker{w}) })
-}
-
-// goForker forks b onto a new goroutine.
-type goForker struct{}
-
-func (goForker) fork(a, b func(forker)) {
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		b(goForker{})
-	}()
-	a(goForker{})
-	wg.Wait()
-}
-
 // SortWeft sorts xs with a parallel mergesort on the pool.
-func SortWeft(w *scheduler.Worker, xs []int64) {
-	mergesort(weftForker{w}, xs, make([]int64, len(xs)), false)
-}
+func SortWeft(w *scheduler.Worker, xs []int64) { Sort(Weft(w), xs) }
 
 // SortGoroutines sorts xs with the same mergesort, forking goroutines.
-func SortGoroutines(xs []int64) {
-	mergesort(goForker{}, xs, make([]int64, len(xs)), false)
+func SortGoroutines(xs []int64) { Sort(Goroutines{}, xs) }
+
+// Sort sorts xs with a parallel mergesort that forks through f. It
+// allocates one scratch slice as long as xs.
+func Sort(f Forker, xs []int64) {
+	mergesort(f, xs, make([]int64, len(xs)), false)
+}
+
+// SortChecksum returns a position-weighted hash of xs, so that a sort
+// that loses, duplicates or misplaces an element changes it.
+func SortChecksum(xs []int64) uint64 {
+	var h uint64
+	for i, x := range xs {
+		h += mix64(uint64(x) ^ uint64(i))
+	}
+	return h
 }
 
 // mergesort sorts src, leaving the result in buf if toBuf, else in src.
 // The halves sort into the other array, so that the final merge lands
 // where it must and no level copies back.
-func mergesort(f forker, src, buf []int64, toBuf bool) {
+func mergesort(f Forker, src, buf []int64, toBuf bool) {
 	if len(src) <= sortGrain {
 		slices.Sort(src)
 		if toBuf {
@@ -78,9 +59,9 @@ func mergesort(f forker, src, buf []int64, toBuf bool) {
 		return
 	}
 	mid := len(src) / 2
-	f.fork(
-		func(f forker) { mergesort(f, src[:mid], buf[:mid], !toBuf) },
-		func(f forker) { mergesort(f, src[mid:], buf[mid:], !toBuf) })
+	f.Fork(
+		func(f Forker) { mergesort(f, src[:mid], buf[:mid], !toBuf) },
+		func(f Forker) { mergesort(f, src[mid:], buf[mid:], !toBuf) })
 	if toBuf {
 		pmerge(f, src[:mid], src[mid:], buf)
 	} else {
@@ -90,7 +71,7 @@ func mergesort(f forker, src, buf []int64, toBuf bool) {
 
 // pmerge merges sorted a and b into out, splitting large merges in two
 // around the median of the larger input.
-func pmerge(f forker, a, b, out []int64) {
+func pmerge(f Forker, a, b, out []int64) {
 	if len(a) < len(b) {
 		a, b = b, a
 	}
@@ -100,9 +81,9 @@ func pmerge(f forker, a, b, out []int64) {
 	}
 	i := len(a) / 2
 	j, _ := slices.BinarySearchFunc(b, a[i], cmp.Compare[int64])
-	f.fork(
-		func(f forker) { pmerge(f, a[:i], b[:j], out[:i+j]) },
-		func(f forker) { pmerge(f, a[i:], b[j:], out[i+j:]) })
+	f.Fork(
+		func(f Forker) { pmerge(f, a[:i], b[:j], out[:i+j]) },
+		func(f Forker) { pmerge(f, a[i:], b[j:], out[i+j:]) })
 }
 
 func merge(a, b, out []int64) {

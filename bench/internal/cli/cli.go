@@ -1,0 +1,135 @@
+// Package cli is weftbench's command: flags in, a results table out. It
+// lives apart from package main so that tests, and the nested module's
+// command with more contenders, can run it.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/weftrt/weft/bench/internal/contender"
+	"github.com/weftrt/weft/bench/internal/noise"
+	"github.com/weftrt/weft/bench/internal/report"
+	"github.com/weftrt/weft/bench/internal/result"
+	"github.com/weftrt/weft/bench/internal/runner"
+	"github.com/weftrt/weft/bench/internal/suite"
+)
+
+// Main runs weftbench with args (without the program name) and returns
+// the exit status: 0 on success, 2 for bad flags, 1 for any other failure,
+// a wrong result computed by a contender included.
+func Main(args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "weftbench:", err)
+		return 2
+	}
+	if o.list {
+		list(stdout)
+		return 0
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, o, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "weftbench:", err)
+		return 1
+	}
+	return 0
+}
+
+func run(ctx context.Context, o *options, stdout, stderr io.Writer) error {
+	suites, err := suite.Lookup(o.suites)
+	if err != nil {
+		return err
+	}
+	contenders, err := contender.Lookup(o.contenders)
+	if err != nil {
+		return err
+	}
+	cfg := suite.Config{Sizes: o.sizes, Contenders: contenders, Workers: o.workers}
+	var cases []runner.Case
+	for _, s := range suites {
+		cases = append(cases, s.Cases(cfg)...)
+	}
+	if len(cases) == 0 {
+		return errors.New("no contender can run the chosen suites")
+	}
+	res := &result.Run{Start: time.Now(), Machine: machine(), Settings: o.settings(suites, contenders)}
+	res.Results, err = runner.Run(ctx, cases, o.runnerOptions(stderr))
+	res.Elapsed = time.Since(res.Start)
+	if err != nil {
+		return err
+	}
+	return output(o, res, stdout, stderr)
+}
+
+func output(o *options, res *result.Run, stdout, stderr io.Writer) error {
+	write := report.WriteTable
+	if o.json {
+		write = report.WriteJSON
+	}
+	if err := write(stdout, res); err != nil {
+		return err
+	}
+	if o.out == "" {
+		return nil
+	}
+	paths, err := report.WriteDir(o.out, res)
+	for _, p := range paths {
+		fmt.Fprintln(stderr, "weftbench: wrote", p)
+	}
+	return err
+}
+
+func (o *options) runnerOptions(stderr io.Writer) runner.Options {
+	return runner.Options{
+		Reps: o.reps, Warmup: o.warmup, MinTime: o.minTime, NoiseThreshold: o.noise, Retries: o.retries,
+		Probe: noise.NewProbe(), Progress: runner.NewProgress(stderr, isTerminal(stderr)),
+	}
+}
+
+func (o *options) settings(ss []suite.Suite, cs []contender.Contender) result.Settings {
+	return result.Settings{
+		Suites: suite.Names(ss), Contenders: contender.Names(cs), Workers: slices.Clone(o.workers),
+		Reps: o.reps, Warmup: o.warmup, MinTime: o.minTime, NoiseThreshold: o.noise, Retries: o.retries,
+		Sizes: o.sizeSettings(),
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func list(w io.Writer) {
+	fmt.Fprintln(w, "suites:")
+	for _, s := range suite.All() {
+		fmt.Fprintf(w, "  %-12s %s\n", s.Name, s.Doc)
+	}
+	fmt.Fprintln(w, "contenders:")
+	for _, c := range contender.All() {
+		fmt.Fprintf(w, "  %-12s %s\n", c.Name, c.Doc)
+	}
+}
+
+func machine() result.Machine {
+	return result.Machine{
+		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPU: cpuModel(),
+		CPUs: runtime.GOMAXPROCS(0), GoVersion: runtime.Version(),
+	}
+}

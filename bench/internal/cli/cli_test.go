@@ -1,0 +1,108 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/weftrt/weft/bench/internal/cli"
+	"github.com/weftrt/weft/bench/internal/report"
+)
+
+// tinyFlags make a whole run of every suite take well under a second.
+var tinyFlags = []string{
+	"-workers", "1,2", "-reps", "1", "-warmup", "0", "-mintime", "0", "-retries", "0",
+	"-fib", "10", "-fib-cutoff", "14", "-cutoff", "8", "-sort", "20000", "-tree", "500", "-tree-grain", "16",
+	"-idle", "1ms", "-ticks", "2", "-wakes", "2", "-wake-gap", "100us", "-tasks", "200",
+}
+
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = cli.Main(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestSmoke runs the whole command on tiny sizes and checks every output.
+func TestSmoke(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := run(t, append(tinyFlags, "-out", dir)...)
+	require.Equal(t, 0, code, errOut)
+	for _, w := range []string{"fork-join/fib-full", "fork-join/fib-cutoff", "fork-join/mergesort", "fork-join/tree",
+		"efficiency/idle", "efficiency/tick", "efficiency/wake", "admission/tasks"} {
+		assert.Contains(t, out, "\n"+w+": ")
+	}
+	assert.Contains(t, errOut, "fork-join/fib-full (11 cases interleaved): round 1 of 1", "progress goes to stderr")
+	assert.Contains(t, errOut, "efficiency/idle/weft ×2: round 1 of 1")
+	assert.NotContains(t, out, "round", "and not to stdout")
+
+	for _, f := range []string{"results.txt", "summary.json", "table.txt", "speedup.svg", "efficiency.svg", "admission.svg"} {
+		info, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err)
+		assert.Positive(t, info.Size(), f)
+	}
+	table, err := os.ReadFile(filepath.Join(dir, "table.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, out, string(table))
+
+	f, err := os.Open(filepath.Join(dir, "results.txt"))
+	require.NoError(t, err)
+	defer f.Close()
+	r := benchfmt.NewReader(f, "results.txt")
+	n := 0
+	for r.Scan() {
+		if _, ok := r.Result().(*benchfmt.Result); ok {
+			n++
+		}
+	}
+	require.NoError(t, r.Err())
+	assert.Equal(t, 64, n, "one line per case with one repetition each")
+}
+
+func TestJSONOnStdout(t *testing.T) {
+	code, out, errOut := run(t, append(tinyFlags, "-json", "-suites", "admission", "-contenders", "weft")...)
+	require.Equal(t, 0, code, errOut)
+	var s report.Summary
+	require.NoError(t, json.Unmarshal([]byte(out), &s))
+	assert.Equal(t, []string{"admission"}, s.Settings.Suites)
+	assert.Equal(t, "200", s.Settings.Sizes["tasks"])
+	require.Len(t, s.Results, 2)
+	assert.Equal(t, "weft", s.Results[0].Contender)
+}
+
+func TestList(t *testing.T) {
+	code, out, _ := run(t, "-list")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "fork-join")
+	assert.Contains(t, out, "semaphore")
+}
+
+func TestBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-workers", "0"}, {"-workers", "a"}, {"-reps", "0"}, {"-noise", "2"}, {"-nope"}, {"extra"},
+	} {
+		code, _, errOut := run(t, args...)
+		assert.Equal(t, 2, code, "%v", args)
+		assert.NotEmpty(t, errOut)
+	}
+	code, _, errOut := run(t, "-suites", "nope")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `unknown suite "nope"`)
+	code, _, errOut = run(t, "-suites", "admission", "-contenders", "errgroup")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "no contender can run the chosen suites")
+}
+
+func TestHelp(t *testing.T) {
+	code, _, errOut := run(t, "-h")
+	assert.Equal(t, 0, code)
+	assert.True(t, strings.HasPrefix(errOut, "Usage: weftbench"))
+	assert.Contains(t, errOut, "-workers")
+}

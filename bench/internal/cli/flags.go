@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/weftrt/weft/bench/internal/contender"
+	"github.com/weftrt/weft/bench/internal/suite"
+)
+
+// options are the parsed command line.
+type options struct {
+	suites     []string
+	contenders []string
+	workers    []int
+	reps       int
+	warmup     int
+	minTime    time.Duration
+	noise      float64
+	retries    int
+	out        string
+	json       bool
+	list       bool
+	sizes      suite.Sizes
+	sizeFlags  []string // names of the size flags, for the summary's settings
+	fs         *flag.FlagSet
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{sizes: suite.DefaultSizes()}
+	fs := flag.NewFlagSet("weftbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { usage(fs) }
+	suites := fs.String("suites", strings.Join(suite.Names(suite.All()), ","), "comma-separated `suites` to run")
+	contenders := fs.String("contenders", strings.Join(contender.Names(contender.All()), ","), "comma-separated `contenders` to measure")
+	workers := fs.String("workers", joinInts(sweep(runtime.GOMAXPROCS(0))), "comma-separated worker `counts` (GOMAXPROCS and pool size)")
+	fs.IntVar(&o.reps, "reps", 8, "measured `rounds`; each repeats every case at least once")
+	fs.IntVar(&o.warmup, "warmup", 1, "unmeasured repetitions of each case before the rounds")
+	fs.DurationVar(&o.minTime, "mintime", time.Second, "measure each case this `long` at least, spread over the rounds")
+	fs.Float64Var(&o.noise, "noise", 0.1, "flag results when more than this `share` of the CPUs was busy outside this process")
+	fs.IntVar(&o.retries, "retries", 1, "measure a noisy workload up to this many `times` more, keeping the quietest attempt")
+	fs.StringVar(&o.out, "out", "", "write results.txt (benchfmt), summary.json, table.txt and SVG plots into `dir`")
+	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the table")
+	fs.BoolVar(&o.list, "list", false, "list the suites and contenders and exit")
+	o.sizeFlags = o.sizes.RegisterFlags(fs)
+	o.fs = fs
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	var err error
+	o.suites, o.contenders = splitList(*suites), splitList(*contenders)
+	if o.workers, err = parseInts(*workers); err != nil {
+		return nil, fmt.Errorf("-workers: %w", err)
+	}
+	return o, o.check()
+}
+
+func (o *options) check() error {
+	switch {
+	case o.reps < 1:
+		return fmt.Errorf("-reps must be at least 1")
+	case o.warmup < 0 || o.retries < 0:
+		return fmt.Errorf("-warmup and -retries must not be negative")
+	case o.noise <= 0 || o.noise > 1:
+		return fmt.Errorf("-noise must be in (0, 1]")
+	}
+	return nil
+}
+
+func usage(fs *flag.FlagSet) {
+	fmt.Fprintf(fs.Output(), `Usage: weftbench [flags]
+
+Runs weft beside sequential Go and the usual Go idioms and prints a table
+of the results on stdout; progress goes to stderr. With no flags it runs
+every suite on the embedded sizes (about two minutes on two cores).
+
+Flags:
+`)
+	fs.PrintDefaults()
+}
+
+// sweep returns 1, 2, 4, ... up to max, and max itself.
+func sweep(max int) []int {
+	var ns []int
+	for n := 1; n < max; n *= 2 {
+		ns = append(ns, n)
+	}
+	return append(ns, max)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func parseInts(s string) ([]int, error) {
+	var ns []int
+	for _, f := range splitList(s) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive count", f)
+		}
+		ns = append(ns, n)
+	}
+	if len(ns) == 0 {
+		return nil, fmt.Errorf("no worker counts")
+	}
+	return ns, nil
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// sizeSettings returns the size flags' values, for the record.
+func (o *options) sizeSettings() map[string]string {
+	m := map[string]string{}
+	for _, name := range o.sizeFlags {
+		m[name] = o.fs.Lookup(name).Value.String()
+	}
+	return m
+}

@@ -1,0 +1,110 @@
+package contender
+
+import (
+	"context"
+
+	"github.com/weftrt/weft/bench"
+	"github.com/weftrt/weft/bench/internal/result"
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/slots"
+)
+
+// The contenders every build has, in the order the tables list them.
+func init() {
+	Register(Contender{
+		Name: "sequential", Role: result.Baseline, Caps: Seq | Submit,
+		Doc:   "plain sequential code on one goroutine; no pool, jobs run inline",
+		Start: func(int) (Instance, error) { return inline{}, nil },
+	})
+	Register(Contender{
+		Name: "weft", Role: result.Weft, Caps: Fork | Submit | Resident,
+		Doc:   "a weft pool: join.Call over the workload's closures, Pool.Spawn for jobs (unlimited door)",
+		Start: func(n int) (Instance, error) { return StartWeft(n) },
+	})
+	Register(Contender{
+		Name: "weft-values", Role: result.Weft, Caps: Kernel,
+		Doc:   "a weft pool running the workload's zero-allocation join.Call kernel, where it has one",
+		Start: func(n int) (Instance, error) { return StartWeft(n) },
+	})
+	// Only Submit: the door admits tasks from outside, so in the fork-join
+	// suites (one Run per repetition) weft-fixed would be weft again.
+	Register(Contender{
+		Name: "weft-fixed", Role: result.Weft, Caps: Submit,
+		Doc: "a weft pool whose door admits at most one task per worker (slots.NewFixed), Pool.Spawn for jobs",
+		Start: func(n int) (Instance, error) {
+			return StartWeft(n, scheduler.WithSupplier(slots.NewFixed(n)))
+		},
+	})
+	Register(Contender{
+		Name: "goroutines", Role: result.Alternative, Caps: Fork | Submit,
+		Doc:   "a new goroutine per fork or job, joined with sync.WaitGroup",
+		Start: func(int) (Instance, error) { return forker{bench.Goroutines{}}, nil },
+	})
+	Register(Contender{
+		Name: "errgroup", Role: result.Alternative, Caps: Fork,
+		Doc:   "a new golang.org/x/sync/errgroup.Group per fork",
+		Start: func(int) (Instance, error) { return forker{bench.Errgroup{}}, nil },
+	})
+	Register(Contender{
+		Name: "semaphore", Role: result.Alternative, Caps: Fork,
+		Doc:   "a goroutine per fork while one of GOMAXPROCS tokens is free (semaphore.TryAcquire), else inline",
+		Start: func(n int) (Instance, error) { return forker{bench.Semaphore(n)}, nil },
+	})
+}
+
+// inline runs everything on the caller's goroutine.
+type inline struct{}
+
+func (inline) Close() {}
+
+func (inline) Submit(f func()) error {
+	f()
+	return nil
+}
+
+// forker is a contender that is nothing but a Forker, plus a new
+// goroutine per submitted job (used by goroutines only).
+type forker struct{ f bench.Forker }
+
+func (forker) Close() {}
+
+func (c forker) Fork(root func(bench.Forker)) error {
+	root(c.f)
+	return nil
+}
+
+func (forker) Submit(f func()) error {
+	go f()
+	return nil
+}
+
+// Weft is a started weft pool.
+type Weft struct{ Pool *scheduler.Pool }
+
+// StartWeft starts a pool of n workers with opts added.
+func StartWeft(n int, opts ...scheduler.Option) (*Weft, error) {
+	opts = append([]scheduler.Option{scheduler.WithWorkers(n), scheduler.WithName("weftbench")}, opts...)
+	p, err := scheduler.New(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Weft{p}, nil
+}
+
+// Close shuts the pool down.
+func (w *Weft) Close() { w.Pool.Close() }
+
+// Fork runs root on a worker, forking with bench.Weft.
+func (w *Weft) Fork(root func(bench.Forker)) error {
+	return w.Pool.Run(context.Background(), func(wk *scheduler.Worker) { root(bench.Weft(wk)) })
+}
+
+// RunKernel runs k on a worker.
+func (w *Weft) RunKernel(k func(*scheduler.Worker)) error {
+	return w.Pool.Run(context.Background(), k)
+}
+
+// Submit spawns f.
+func (w *Weft) Submit(f func()) error {
+	return w.Pool.Spawn(context.Background(), func(*scheduler.Worker) { f() })
+}

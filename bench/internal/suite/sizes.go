@@ -1,0 +1,51 @@
+package suite
+
+import (
+	"flag"
+	"time"
+)
+
+// Sizes are the workloads' sizes. The defaults make the whole default run
+// take about two minutes on two cores: big enough that a run of the
+// fastest contender lasts milliseconds, not microseconds, and small enough
+// that the slowest (a goroutine per fork) still repeats several times.
+type Sizes struct {
+	Fib       int           // fib-full: fib(Fib), forking at every level
+	FibCutoff int           // fib-cutoff: fib(FibCutoff) ...
+	Cutoff    int           // ... forking only above fib(Cutoff)
+	Sort      int           // mergesort: elements
+	Tree      int           // tree: nodes
+	TreeGrain int           // tree: subtrees of this many nodes or fewer are walked sequentially
+	Idle      time.Duration // idle: the period one repetition sleeps
+	Ticks     int           // tick: jobs per repetition, one per millisecond
+	Wakes     int           // wake: wakes per repetition, each after WakeGap
+	WakeGap   time.Duration // wake: the pause before each wake, long enough for every worker to fall asleep
+	Tasks     int           // admission: tasks per repetition
+}
+
+// DefaultSizes returns the embedded defaults.
+func DefaultSizes() Sizes {
+	return Sizes{
+		Fib: 25, FibCutoff: 35, Cutoff: 20,
+		Sort: 2_000_000, Tree: 2_000_000, TreeGrain: 256,
+		Idle: 300 * time.Millisecond, Ticks: 200, Wakes: 100, WakeGap: 2 * time.Millisecond,
+		Tasks: 200_000,
+	}
+}
+
+// RegisterFlags binds s's fields to flags of fs, with s's values as the
+// defaults, and returns the flags' names.
+func (s *Sizes) RegisterFlags(fs *flag.FlagSet) []string {
+	fs.IntVar(&s.Fib, "fib", s.Fib, "fib-full: compute fib(`n`), forking at every level")
+	fs.IntVar(&s.FibCutoff, "fib-cutoff", s.FibCutoff, "fib-cutoff: compute fib(`n`) ...")
+	fs.IntVar(&s.Cutoff, "cutoff", s.Cutoff, "fib-cutoff: ... forking only above fib(`n`)")
+	fs.IntVar(&s.Sort, "sort", s.Sort, "mergesort: sort `n` random int64s")
+	fs.IntVar(&s.Tree, "tree", s.Tree, "tree: walk an unbalanced tree of `n` nodes")
+	fs.IntVar(&s.TreeGrain, "tree-grain", s.TreeGrain, "tree: walk subtrees of `n` nodes or fewer sequentially")
+	fs.DurationVar(&s.Idle, "idle", s.Idle, "idle: sleep this `long` per repetition")
+	fs.IntVar(&s.Ticks, "ticks", s.Ticks, "tick: `n` jobs per repetition, one per millisecond")
+	fs.IntVar(&s.Wakes, "wakes", s.Wakes, "wake: `n` wakes per repetition")
+	fs.DurationVar(&s.WakeGap, "wake-gap", s.WakeGap, "wake: pause this `long` before each wake")
+	fs.IntVar(&s.Tasks, "tasks", s.Tasks, "admission: submit `n` tasks per repetition")
+	return []string{"fib", "fib-cutoff", "cutoff", "sort", "tree", "tree-grain", "idle", "ticks", "wakes", "wake-gap", "tasks"}
+}
