@@ -17,8 +17,8 @@ const DefaultSearchRounds = 16
 // Tunables set how long an idle worker searches before it sleeps.
 type Tunables struct {
 	// SearchRounds is how many fruitless search rounds a worker makes,
-	// yielding its P (runtime.Gosched) after each, before it announces it
-	// is sleepy; it then searches once more and sleeps. Zero means
+	// pausing briefly after each, before it announces it is sleepy; it
+	// then searches once more and sleeps. Zero means
 	// DefaultSearchRounds; a negative value means no spinning at all.
 	//
 	// Each round costs one pass over the other workers' deques and the
