@@ -44,16 +44,25 @@ func (run *Run) Speedup(i int) (float64, bool) {
 	return improvement(r, r.Median(), base.Median()), true
 }
 
-// baseline returns the baseline result of r's workload, measured with any
-// worker count (the runner measures it once).
+// baseline returns the baseline result of r's workload: the one measured
+// with r's worker count if there is one (efficiency workloads measure
+// their baseline at every GOMAXPROCS, since the runtime's own idle cost
+// depends on it), else the one measured once.
 func (run *Run) baseline(r *Result) *Result {
+	var any *Result
 	for i := range run.Results {
 		b := &run.Results[i]
-		if b.Role == Baseline && b.Suite == r.Suite && b.Workload == r.Workload && b != r {
+		if b.Role != Baseline || b.Suite != r.Suite || b.Workload != r.Workload || b == r {
+			continue
+		}
+		if b.Workers == r.Workers {
 			return b
 		}
+		if any == nil {
+			any = b
+		}
 	}
-	return nil
+	return any
 }
 
 // bestAlternative returns the alternative with the best primary median

@@ -14,12 +14,13 @@ import (
 func idle(period time.Duration) *workload {
 	return &workload{
 		name:  "idle",
-		doc:   fmt.Sprintf("process CPU per second over %s of sleep, pool idle (sequential: no pool at all)", period),
+		doc:   fmt.Sprintf("process CPU per second over %s of sleep, pool idle (sequential: no pool at all, at the same GOMAXPROCS)", period),
 		iters: 1,
 		metrics: []result.Metric{
 			{Unit: "cpu-ns/s", Label: "CPU/s", Better: result.Lower, Format: result.Nanos},
 		},
-		supports: resident,
+		baselineAtEveryCount: true,
+		supports:             resident,
 		start: func(c contender.Contender, inst contender.Instance) (func() ([]float64, error), error) {
 			if c.Can(contender.Submit) && c.Role != result.Baseline {
 				if _, err := submitter(c, inst); err != nil {

@@ -37,6 +37,9 @@ type workload struct {
 	iters    int  // operations per repetition
 	shared   bool // its cases may run interleaved (runner.Case.Shared)
 	supports func(contender.Contender) bool
+	// baselineAtEveryCount measures the baseline at every worker count,
+	// for workloads whose baseline cost depends on GOMAXPROCS.
+	baselineAtEveryCount bool
 	// start returns the function that makes one repetition on inst.
 	start func(c contender.Contender, inst contender.Instance) (func() ([]float64, error), error)
 }
@@ -67,7 +70,8 @@ func Lookup(names []string) ([]Suite, error) {
 }
 
 // Cases plans s: for each workload, each contender that can run it, and
-// each worker count, one case; a baseline once, with one worker.
+// each worker count, one case; a baseline once, with one worker, unless the
+// workload wants it at every worker count.
 func (s Suite) Cases(cfg Config) []runner.Case {
 	var cases []runner.Case
 	for _, w := range s.workloads(cfg.Sizes) {
@@ -76,7 +80,7 @@ func (s Suite) Cases(cfg Config) []runner.Case {
 				continue
 			}
 			workers := cfg.Workers
-			if c.Role == result.Baseline {
+			if c.Role == result.Baseline && !w.baselineAtEveryCount {
 				workers = []int{1}
 			}
 			for _, n := range workers {

@@ -17,12 +17,13 @@ import (
 func tick(jobs int) *workload {
 	return &workload{
 		name:  "tick",
-		doc:   fmt.Sprintf("process CPU per job, %d tiny jobs one per millisecond (sequential: run inline)", jobs),
+		doc:   fmt.Sprintf("process CPU per job, %d tiny jobs one per millisecond (sequential: run inline, at the same GOMAXPROCS)", jobs),
 		iters: jobs,
 		metrics: []result.Metric{
 			{Unit: "cpu-ns/job", Label: "CPU/job", Better: result.Lower, Format: result.Nanos},
 		},
-		supports: func(c contender.Contender) bool { return c.Can(contender.Submit) },
+		baselineAtEveryCount: true,
+		supports:             func(c contender.Contender) bool { return c.Can(contender.Submit) },
 		start: func(c contender.Contender, inst contender.Instance) (func() ([]float64, error), error) {
 			submit, err := submitter(c, inst)
 			if err != nil {
