@@ -201,7 +201,8 @@ func TestYield(t *testing.T) {
 func TestDefaultPool(t *testing.T) {
 	d := scheduler.Default()
 	assert.Same(t, d, scheduler.Default())
-	assert.Equal(t, runtime.GOMAXPROCS(0), d.Workers())
+	// Sized by GOMAXPROCS when first used; go test -cpu changes it later.
+	assert.Positive(t, d.Workers())
 	require.NoError(t, d.Run(context.Background(), func(*scheduler.Worker) {}))
 }
 
