@@ -1,0 +1,158 @@
+package intake
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/slots"
+)
+
+// Handler runs one task on a pool worker. w is the worker running it, for
+// forking (join, scope); ctx ends when the worker is closed or its
+// Shutdown deadline passes. A nil error acknowledges the task; an error or
+// a panic returns it to the source for a later retry (see Config.Backoff),
+// or terminates it if the error wraps ErrPoison or the task has been
+// delivered Config.MaxDeliveries times.
+type Handler func(ctx context.Context, w *scheduler.Worker, t Task) error
+
+// Config configures a Worker. Handler is required; every other field has
+// a default.
+type Config struct {
+	// Source is where tasks come from. Default: a new MemQueue with
+	// default settings (reach it through Worker.Source).
+	Source Source
+
+	// Handler runs each task. Required.
+	Handler Handler
+
+	// Supplier decides how many tasks may be out at once, polled or
+	// running: a poller reserves a slot for every task it asks for.
+	// Unless it already is a *slots.Pauseable it is wrapped in one, which
+	// Worker.Pause uses. Default: slots.NewFixed(runtime.GOMAXPROCS(0)).
+	// Give the worker a supplier of its own: one shared with the pool's
+	// door (scheduler.WithSupplier) would have each task hold two of its
+	// slots, and could deadlock.
+	Supplier slots.Supplier
+
+	// Pool runs the handlers. Default: scheduler.Default(). The worker
+	// admits tasks itself, so the pool's own door should admit freely
+	// (the default, slots.Unlimited); see the package documentation.
+	Pool *scheduler.Pool
+
+	// Kind names the worker's slots for the supplier (ReserveContext.Kind
+	// and TaskInfo.Kind). Default "intake".
+	Kind string
+
+	// MinPollers and MaxPollers bound the number of polling goroutines,
+	// which adapts to how often polls come back empty. Defaults 1 and 2;
+	// MaxPollers is capped at the supplier's MaxSlots, since every poll
+	// holds at least one slot. A task waits for its own poll's round trip
+	// however many pollers there are; more pollers only shorten the wait
+	// for a poller to come free (half a round trip over their number), so
+	// returns diminish fast, while each poll is a round trip of its own.
+	// Raise MaxPollers for a source far away and short tasks.
+	MinPollers, MaxPollers int
+
+	// MaxBatch caps the tasks one poll asks for. Default: the supplier's
+	// MaxSlots, or 64 if it has no bound.
+	MaxBatch int
+
+	// MaxSettling bounds the tasks whose handler has returned and whose
+	// settlement (Ack, Nack, Terminate) is in flight. A task's slot is
+	// released when its handler returns, before the settlement, so that
+	// the settlement's round trip overlaps the next poll; the tasks
+	// delivered and not yet settled are therefore at most the slots plus
+	// MaxSettling. Default: the supplier's MaxSlots, or 64.
+	MaxSettling int
+
+	// MaxDeliveries, if positive, is how many deliveries a failing task
+	// gets: one that fails on its MaxDeliveries-th delivery is terminated
+	// rather than returned, and one delivered more often than that (it
+	// crashed the processes that ran it) is terminated without running.
+	MaxDeliveries int
+
+	// Backoff gives the redelivery delay after a task's d-th delivery
+	// failed. Default: Exponential(100ms, 30s).
+	Backoff Backoff
+
+	// PollBackoff gives the pause before polling again after the n-th
+	// failed poll in a row (the source is down). Default:
+	// Exponential(50ms, 5s).
+	PollBackoff Backoff
+
+	// Heartbeat is how often a task that is still queued or running has
+	// its lease extended (Task.InProgress). 0: a third of the source's
+	// Lease if it is a Leaser, else none; negative: none.
+	Heartbeat time.Duration
+
+	// SettleTimeout bounds each Ack, Nack, Terminate and InProgress call.
+	// Default 5s.
+	SettleTimeout time.Duration
+
+	// OnError, if set, is told about errors the worker handles by itself:
+	// failed polls and failed settlements. It must not block.
+	OnError func(error)
+}
+
+// withDefaults fills in the defaults and checks what cannot be defaulted.
+func (c Config) withDefaults() (Config, error) {
+	if c.Handler == nil {
+		return c, fmt.Errorf("%w: no Handler", ErrConfig)
+	}
+	if c.Source == nil {
+		c.Source = NewMemQueue(MemQueueConfig{})
+	}
+	if c.Supplier == nil {
+		c.Supplier = slots.NewFixed(runtime.GOMAXPROCS(0))
+	}
+	if c.Pool == nil {
+		c.Pool = scheduler.Default()
+	}
+	if c.Kind == "" {
+		c.Kind = "intake"
+	}
+	if c.MinPollers < 0 || c.MaxPollers < 0 || c.MaxBatch < 0 || c.MaxSettling < 0 || c.MaxDeliveries < 0 {
+		return c, fmt.Errorf("%w: negative MinPollers, MaxPollers, MaxBatch, MaxSettling or MaxDeliveries", ErrConfig)
+	}
+	c.MinPollers = max(c.MinPollers, 1)
+	if c.MaxPollers == 0 {
+		c.MaxPollers = max(2, c.MinPollers)
+	}
+	if c.MaxPollers < c.MinPollers {
+		return c, fmt.Errorf("%w: MaxPollers %d < MinPollers %d", ErrConfig, c.MaxPollers, c.MinPollers)
+	}
+	if m := c.Supplier.MaxSlots(); m > 0 {
+		c.MaxPollers = min(c.MaxPollers, m)
+		c.MinPollers = min(c.MinPollers, c.MaxPollers)
+		if c.MaxBatch == 0 {
+			c.MaxBatch = m
+		}
+		if c.MaxSettling == 0 {
+			c.MaxSettling = m
+		}
+	}
+	if c.MaxBatch == 0 {
+		c.MaxBatch = 64
+	}
+	if c.MaxSettling == 0 {
+		c.MaxSettling = 64
+	}
+	if c.Backoff == nil {
+		c.Backoff = Exponential(100*time.Millisecond, 30*time.Second)
+	}
+	if c.PollBackoff == nil {
+		c.PollBackoff = Exponential(50*time.Millisecond, 5*time.Second)
+	}
+	if c.Heartbeat == 0 {
+		if l, ok := c.Source.(Leaser); ok {
+			c.Heartbeat = l.Lease() / 3
+		}
+	}
+	if c.SettleTimeout <= 0 {
+		c.SettleTimeout = 5 * time.Second
+	}
+	return c, nil
+}

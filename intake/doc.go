@@ -1,0 +1,118 @@
+// Package intake is weft's task worker: it takes tasks from a queue (a
+// Source), within the slots a supplier grants (package slots), runs them
+// on a pool (package scheduler) and settles each with the queue: ack,
+// retry, or terminate.
+//
+// # The protocol
+//
+// A poller goroutine loops:
+//
+//	reserve one slot (waiting), then every other slot free now, up to MaxBatch
+//	poll the source for at most as many tasks as slots reserved
+//	release the slots no task came for, as never used
+//	for each task: hand it, with its slot, to the pool
+//
+// and on a pool worker each task runs:
+//
+//	mark its slot used
+//	run the handler (a panic is caught and becomes its error)
+//	release its slot: complete, or failed with the error
+//	settle it, off the pool worker: Ack on success; Nack with Backoff on
+//	  failure; Terminate if the error wraps ErrPoison or this was its
+//	  MaxDeliveries-th delivery
+//
+// Reserving before polling keeps the invariant the slot proposal asks for:
+// the tasks that polls in flight ask for, plus the slots in use, never
+// exceed the supplier's slots, so a task is never taken from the queue
+// without a place to run (its lease would tick while it waited). The
+// stress tests audit it from the supplier's and the source's side at once
+// (package intaketest).
+//
+// A task's slot is released when its handler returns, before the
+// settlement: the task has ended, and a settlement can be a round trip to
+// a server (a JetStream ack waited for), which overlaps the next poll
+// instead of idling the slot. Settlements in flight are bounded apart
+// (MaxSettling); when they back up, a finished task keeps its slot until
+// there is room, so a slow server slows polling down. The tasks delivered
+// and not yet settled are thus at most the slots plus MaxSettling: what a
+// worker that dies leaves for the queue to deliver again.
+//
+// # Slots and the pool's door
+//
+// A scheduler.Pool has a door of its own (scheduler.WithSupplier) that
+// admits every outside task with a permit. The worker cannot use it to
+// bound polling: the door is asked when a task is submitted, which is
+// after the poll, too late for reserve-before-poll. So the worker keeps
+// its own slots.Tracker over Config.Supplier, and submits with
+// Pool.Spawn to a pool whose door admits freely: the default pool, or any
+// pool left with the default slots.Unlimited, which only counts. Each task
+// then holds one permit of each, and only the worker's one bounds
+// anything. A pool whose door is bounded still works, as nested
+// admission: a poller waits at the door before handing over the next
+// task. But never give the pool's door and the worker the same bounded
+// supplier: each task would need two of its slots, and a worker holding
+// them all for polls would leave none for the door.
+//
+// Idle pollers hold slots: a poll waiting on an empty queue holds one
+// slot per task it asked for, until the source answers (MemQueue's
+// PollWait, JetStream's fetch wait). A supplier shared with other workers
+// is shared at that grain.
+//
+// # Pollers
+//
+// The number of pollers runs between MinPollers and MaxPollers. After
+// each poll the worker updates a smoothed rate of empty polls: while it is
+// low and polls come back full, a poller is added (the queue had more than
+// was asked for); while it is high, one retires. More pollers overlap
+// more polls, which helps when a poll's round trip is long; they cost
+// nothing while they wait for a slot.
+//
+// # Pause and shutdown
+//
+// The supplier is wrapped in a slots.Pauseable (unless it is one). Pause
+// pauses it, so no poller gets a slot, and cancels the polls in flight;
+// a task that comes back from a poll, or that the pool starts, while the
+// worker is paused is returned to the source unrun (Nack with no delay).
+// A paused worker therefore starts no task; the tasks running go on.
+//
+// Shutdown stops polling the same way, returns the tasks that have not
+// started (reclaiming those still queued in the pool: a task's record
+// leaves the queued state by CAS, so either the pool starts it or
+// Shutdown returns it, never both), waits for the running ones to finish
+// and settle, and returns when every slot is released. Close does the
+// same without waiting for handlers.
+//
+// # Handlers and the pool
+//
+// Handlers run on the pool's workers, which suit CPU-bound work and may
+// fork it (join, scope). A handler that blocks, on I/O or a sleep, holds
+// its pool worker while it waits: with more slots than pool workers, the
+// tasks beyond the workers wait queued in the pool (holding their slots,
+// their leases kept by heartbeats). Give such handlers a pool with a
+// worker per slot.
+//
+// # Sources
+//
+// A Source polls; a Task settles itself. MemQueue is the in-process
+// source: at-least-once, with leases that expire into redelivery and a
+// delivery count per task. The module github.com/weftrt/weft/jetstream
+// adapts a NATS JetStream pull consumer, so that several processes share
+// one queue; it is a module of its own so that this one does not depend
+// on nats.go. A long task keeps its lease through InProgress heartbeats
+// (Config.Heartbeat, by default a third of a Leaser's lease).
+//
+// # Stats
+//
+// Stats reports the slots (in use, reserved, available), the pollers,
+// poll counts and latency, what became of the tasks (started, acked,
+// nacked, terminated, handed back, redelivered) and, for a source that is
+// a Backlogger, the backlog per free slot: the figure to scale workers
+// out on.
+//
+// # Memory ordering
+//
+// Polling a task synchronizes before its handler starts (Pool.Spawn
+// queues it), and the handler's return synchronizes before its
+// settlement and the release of its slot; a slot's release synchronizes
+// before the reservation that takes it next (package slots).
+package intake

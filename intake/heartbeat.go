@@ -1,0 +1,55 @@
+package intake
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// heartbeat extends the leases of the tasks the worker holds, queued or
+// running, every Config.Heartbeat, so that a long task (or one that waits
+// long in a busy pool) is not delivered again while this worker still
+// means to run it. One goroutine serves every task: it wakes twice per
+// period and beats the tasks whose last beat is a period old, so no lease
+// goes more than one and a half periods without one.
+func (w *Worker) heartbeat() {
+	defer close(w.heartbeatDone)
+	every := w.cfg.Heartbeat
+	tick := time.NewTicker(max(every/2, time.Millisecond))
+	defer tick.Stop()
+	var held []*inflight
+	for {
+		select {
+		case <-tick.C:
+		case <-w.registry.quiet:
+			return
+		case <-w.settleCtx.Done():
+			return
+		}
+		held = w.registry.snapshot(held)
+		for _, r := range held {
+			w.beat(r, every)
+		}
+		clear(held) // let settled tasks be collected
+	}
+}
+
+func (w *Worker) beat(r *inflight, every time.Duration) {
+	now := time.Now().UnixNano()
+	if r.state.Load() == taskSettling || now-r.lastBeat.Load() < int64(every) {
+		return
+	}
+	r.lastBeat.Store(now)
+	ctx, cancel := context.WithTimeout(w.settleCtx, w.cfg.SettleTimeout)
+	err := r.task.InProgress(ctx)
+	cancel()
+	switch {
+	case err == nil:
+		w.counts.heartbeats.Add(1)
+	case r.state.Load() != taskSettling:
+		// A beat that crossed the task's settlement fails harmlessly;
+		// only one for a task still held means its lease is at risk.
+		w.counts.settleErrors.Add(1)
+		w.report(fmt.Errorf("weft/intake: extending the lease of task %s: %w", r.task.ID(), err))
+	}
+}

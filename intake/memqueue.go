@@ -1,0 +1,228 @@
+package intake
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// MemQueueConfig configures a MemQueue. The zero value gives the defaults.
+type MemQueueConfig struct {
+	// Lease is how long a delivered task stays leased without Ack, Nack,
+	// Terminate or InProgress before it is delivered again. Default 30s.
+	Lease time.Duration
+	// PollWait is how long Poll waits for a task before it returns empty.
+	// Default 1s.
+	PollWait time.Duration
+}
+
+// MemQueue is the in-process Source: a queue in memory with at-least-once
+// delivery. Poll leases tasks out; a lease ends with Ack (the task is
+// gone), Nack (it comes back, after a delay), Terminate (it is gone and
+// recorded as poison), or expiry (it comes back at once, and its delivery
+// count says so). A settlement through a delivery whose lease has already
+// ended returns ErrLeaseLost and changes nothing: the task belongs to its
+// newer delivery.
+//
+// It starts no goroutine: leases and delays expire when a Poll looks,
+// and a waiting Poll sets its timer to the earliest of them. The queue
+// lives as long as the process; it does not persist.
+//
+// Its methods are safe for concurrent use. The zero MemQueue is unusable;
+// create one with NewMemQueue.
+type MemQueue struct {
+	lease, pollWait time.Duration
+
+	mu      sync.Mutex
+	nextID  uint64
+	entries map[uint64]*memEntry // tasks not yet acknowledged or terminated
+	ready   []*memEntry          // waiting for delivery, oldest first
+	timers  timerHeap            // leases and delays, soonest first
+	delayed int                  // entries in memDelayed
+	waiters int                  // Polls waiting for a task
+	wake    chan struct{}        // closed (and replaced) when a task becomes ready and someone waits
+	dead    []Terminated
+}
+
+// Terminated records a task settled as poison.
+type Terminated struct {
+	ID         string
+	Payload    []byte
+	Deliveries int
+	Reason     string
+}
+
+type memState uint8
+
+const (
+	memReady   memState = iota // in ready, waiting for delivery
+	memLeased                  // delivered; deadline is when the lease ends
+	memDelayed                 // nacked with a delay; deadline is when it is ready
+)
+
+// memEntry is one task. gen names its current delivery: a delivery is
+// live while its gen matches, so a settlement or timer from an older one
+// is recognised and ignored.
+type memEntry struct {
+	id         uint64
+	payload    []byte
+	deliveries int
+	state      memState
+	gen        uint64
+	deadline   time.Time
+}
+
+// NewMemQueue returns an empty queue.
+func NewMemQueue(cfg MemQueueConfig) *MemQueue {
+	if cfg.Lease <= 0 {
+		cfg.Lease = 30 * time.Second
+	}
+	if cfg.PollWait <= 0 {
+		cfg.PollWait = time.Second
+	}
+	return &MemQueue{
+		lease: cfg.Lease, pollWait: cfg.PollWait,
+		entries: make(map[uint64]*memEntry),
+		wake:    make(chan struct{}),
+	}
+}
+
+// Put queues a task with payload (kept, not copied) and returns its ID.
+func (q *MemQueue) Put(payload []byte) string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.nextID++
+	e := &memEntry{id: q.nextID, payload: payload}
+	q.entries[e.id] = e
+	q.makeReady(e)
+	return strconv.FormatUint(e.id, 10)
+}
+
+// Poll waits up to the queue's PollWait for a task and returns up to n of
+// those ready, each leased to the caller. It returns ctx.Err() if ctx ends
+// first.
+func (q *MemQueue) Poll(ctx context.Context, n int) ([]Task, error) {
+	if n < 1 {
+		return nil, nil
+	}
+	giveUp := time.Now().Add(q.pollWait)
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		q.mu.Lock()
+		now := time.Now()
+		q.expire(now)
+		if len(q.ready) > 0 {
+			tasks := q.deliver(now, n)
+			q.mu.Unlock()
+			return tasks, nil
+		}
+		wait := giveUp.Sub(now)
+		if next, ok := q.timers.next(); ok {
+			wait = min(wait, next.Sub(now))
+		}
+		if giveUp.Sub(now) <= 0 {
+			q.mu.Unlock()
+			return nil, nil // an empty poll
+		}
+		q.waiters++
+		wake := q.wake
+		q.mu.Unlock()
+
+		if timer == nil {
+			timer = time.NewTimer(wait)
+		} else {
+			timer.Reset(wait)
+		}
+		select {
+		case <-wake:
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		q.mu.Lock()
+		q.waiters--
+		q.mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// deliver leases up to n ready tasks.
+func (q *MemQueue) deliver(now time.Time, n int) []Task {
+	k := min(n, len(q.ready))
+	tasks := make([]Task, k)
+	for i, e := range q.ready[:k] {
+		e.state = memLeased
+		e.gen++
+		e.deliveries++
+		e.deadline = now.Add(q.lease)
+		q.timers.push(timer{at: e.deadline, e: e, gen: e.gen})
+		tasks[i] = &memDelivery{q: q, e: e, gen: e.gen, deliveries: e.deliveries}
+	}
+	clear(q.ready[:k])
+	q.ready = q.ready[k:]
+	return tasks
+}
+
+// expire makes ready the tasks whose lease or delay has ended.
+func (q *MemQueue) expire(now time.Time) {
+	for {
+		t, ok := q.timers.popDue(now)
+		if !ok {
+			return
+		}
+		e := t.e
+		// A timer is stale if its delivery was settled (gen moved on) or
+		// its lease was extended (the deadline moved later; a newer timer
+		// covers it). An acknowledged entry is out of entries.
+		if q.entries[e.id] != e || e.gen != t.gen || e.state == memReady || e.deadline.After(now) {
+			continue
+		}
+		if e.state == memDelayed {
+			q.delayed--
+		}
+		q.makeReady(e)
+	}
+}
+
+// makeReady queues e for delivery and wakes the waiting Polls.
+func (q *MemQueue) makeReady(e *memEntry) {
+	e.state = memReady
+	q.ready = append(q.ready, e)
+	if q.waiters > 0 {
+		close(q.wake)
+		q.wake = make(chan struct{})
+	}
+}
+
+// Lease returns how long a delivery stays leased.
+func (q *MemQueue) Lease() time.Duration { return q.lease }
+
+// Backlog returns the tasks waiting for delivery: ready, or returned with
+// a delay. A lease that has run out counts once a Poll has seen it.
+func (q *MemQueue) Backlog() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return int64(len(q.ready) + q.delayed)
+}
+
+// Len returns the tasks not yet acknowledged or terminated: waiting,
+// delayed or leased.
+func (q *MemQueue) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.entries)
+}
+
+// Terminated returns the tasks settled as poison, in the order they were.
+func (q *MemQueue) Terminated() []Terminated {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]Terminated(nil), q.dead...)
+}

@@ -1,0 +1,138 @@
+package intake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/weftrt/weft/slots"
+)
+
+// poll is a poller goroutine: reserve, poll, dispatch, until the scaler
+// retires it.
+func (w *Worker) poll() {
+	failures := 0 // polls failed in a row, for the backoff
+	for !w.scaler.retire() {
+		permits, err := w.reserve()
+		if err != nil {
+			if w.pollCtx.Err() == nil && !errors.Is(err, slots.ErrPaused) {
+				// A supplier that fails for reasons of its own: do not spin on it.
+				w.report(fmt.Errorf("weft/intake: reserving a slot: %w", err))
+				w.sleep(w.cfg.PollBackoff(1))
+			}
+			continue
+		}
+		switch w.pollOnce(permits) {
+		case pollFailed:
+			failures++
+			w.sleep(w.cfg.PollBackoff(failures))
+		case pollDone:
+			failures = 0
+		}
+	}
+}
+
+// reserve takes the slots for one poll: it waits for the first and takes
+// as many more as are free right now, up to MaxBatch. So the tasks a poll
+// asks for never exceed the slots free for them.
+func (w *Worker) reserve() ([]slots.Permit, error) {
+	p, err := w.tracker.Reserve(w.pollCtx, w.cfg.Kind)
+	if err != nil {
+		return nil, err
+	}
+	permits := make([]slots.Permit, 1, w.cfg.MaxBatch)
+	permits[0] = p
+	for len(permits) < w.cfg.MaxBatch {
+		p, ok := w.tracker.TryReserve(w.cfg.Kind)
+		if !ok {
+			break
+		}
+		permits = append(permits, p)
+	}
+	return permits, nil
+}
+
+type pollOutcome uint8
+
+const (
+	pollDone      pollOutcome = iota // the source answered (maybe with nothing)
+	pollFailed                       // the source failed: back off
+	pollCancelled                    // a Pause or a stop ended it
+)
+
+// pollOnce asks the source for one task per permit and dispatches what
+// comes back; every permit not matched with a task is released unused.
+func (w *Worker) pollOnce(permits []slots.Permit) pollOutcome {
+	ep := w.currentEpoch()
+	if w.halted() {
+		w.releaseUnused(permits)
+		return pollCancelled
+	}
+	start := time.Now()
+	tasks, err := w.cfg.Source.Poll(ep.ctx, len(permits))
+	w.counts.observePoll(time.Since(start))
+	if len(tasks) > len(permits) {
+		w.refuseExtra(tasks[len(permits):])
+		tasks = tasks[:len(permits)]
+	}
+	w.releaseUnused(permits[len(tasks):])
+	if err != nil {
+		for i, t := range tasks {
+			w.handBack(w.admit(t, permits[i]))
+		}
+		if ep.ctx.Err() != nil {
+			return pollCancelled
+		}
+		w.counts.pollErrors.Add(1)
+		w.report(fmt.Errorf("weft/intake: poll: %w", err))
+		return pollFailed
+	}
+	if len(tasks) == 0 {
+		w.counts.emptyPolls.Add(1)
+	}
+	if w.scaler.observe(len(tasks), len(permits)) {
+		go w.poll()
+	}
+	for i, t := range tasks {
+		w.dispatch(w.admit(t, permits[i]))
+	}
+	return pollDone
+}
+
+func (w *Worker) releaseUnused(permits []slots.Permit) {
+	for _, p := range permits {
+		must(w.tracker.Release(p, slots.NeverUsed()))
+	}
+}
+
+// refuseExtra returns tasks a source delivered beyond what was asked: no
+// slot was reserved for them.
+func (w *Worker) refuseExtra(tasks []Task) {
+	w.report(fmt.Errorf("weft/intake: source returned %d tasks more than asked; returned to it", len(tasks)))
+	for _, t := range tasks {
+		w.settle(t, func(ctx context.Context) error { return t.Nack(ctx, 0) })
+		w.counts.handedBack.Add(1)
+	}
+}
+
+// sleep waits for d, or less if the worker stops.
+func (w *Worker) sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-w.pollCtx.Done():
+	}
+}
+
+// must panics on a Tracker error: the worker uses each permit as the
+// protocol says, so an error here is a bug in the worker.
+func must(err error) {
+	if err != nil {
+		panic(fmt.Sprintf("weft/intake: slot protocol broken: %v", err))
+	}
+}

@@ -1,0 +1,90 @@
+package intake
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/weftrt/weft/slots"
+)
+
+// A task's record moves queued -> running -> settling, or queued ->
+// settling when it is handed back unrun. Leaving queued is a CAS, so of a
+// pool worker starting the task and a Shutdown reclaiming it exactly one
+// wins.
+const (
+	taskQueued   int32 = iota // given to the pool, not started
+	taskRunning               // the handler runs
+	taskSettling              // being acknowledged, returned or terminated
+)
+
+// inflight is a task the worker holds: polled, with its slot's permit,
+// and not yet settled.
+type inflight struct {
+	task      Task
+	permit    slots.Permit
+	state     atomic.Int32
+	lastBeat  atomic.Int64 // unix nanoseconds of delivery or the last InProgress
+	delivered time.Time
+}
+
+// registry holds the worker's tasks from poll to settlement, so that
+// Shutdown can reclaim those the pool has not started, wait for the rest,
+// and the heartbeat can find them all.
+type registry struct {
+	mu   sync.Mutex
+	live map[*inflight]struct{}
+	// draining is set once no task can be added any more (the pollers
+	// have exited); quiet is closed when draining is set and live is
+	// empty, whichever comes last.
+	draining bool
+	quiet    chan struct{}
+}
+
+func (r *registry) init() {
+	r.live = make(map[*inflight]struct{})
+	r.quiet = make(chan struct{})
+}
+
+func (r *registry) add(t *inflight) {
+	r.mu.Lock()
+	r.live[t] = struct{}{}
+	r.mu.Unlock()
+}
+
+func (r *registry) remove(t *inflight) {
+	r.mu.Lock()
+	delete(r.live, t)
+	if r.draining && len(r.live) == 0 {
+		close(r.quiet)
+	}
+	r.mu.Unlock()
+}
+
+// drain marks that no task will be added, and returns the tasks still
+// held.
+func (r *registry) drain() []*inflight {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.draining {
+		r.draining = true
+		if len(r.live) == 0 {
+			close(r.quiet)
+		}
+	}
+	return r.snapshotLocked(nil)
+}
+
+func (r *registry) snapshot(dst []*inflight) []*inflight {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.snapshotLocked(dst)
+}
+
+func (r *registry) snapshotLocked(dst []*inflight) []*inflight {
+	dst = dst[:0]
+	for t := range r.live {
+		dst = append(dst, t)
+	}
+	return dst
+}

@@ -1,0 +1,69 @@
+package intake
+
+import "context"
+
+// Shutdown stops the worker gracefully: it stops polling (polls in flight
+// are cancelled), returns to the source the tasks polled but not started
+// (Nack with no delay), and waits for the running tasks to finish and be
+// settled. Then every slot the worker reserved has been released, and it
+// returns nil.
+//
+// If ctx ends first, Shutdown cancels the handlers' context and returns
+// ctx.Err() without waiting further: the handlers still running keep
+// their slots until they return, and their tasks are settled as usual.
+// Shutdown may be called more than once, and after Close.
+//
+// Shutdown does not close the pool or the source: they belong to the
+// caller, and must outlive the worker.
+func (w *Worker) Shutdown(ctx context.Context) error {
+	w.stop()
+	select {
+	case <-w.scaler.done:
+	case <-ctx.Done():
+		w.cancelRun()
+		return ctx.Err()
+	}
+	for _, r := range w.registry.drain() {
+		w.handBack(r) // only those the pool has not started
+	}
+	select {
+	case <-w.registry.quiet:
+	case <-ctx.Done():
+		w.cancelRun()
+		return ctx.Err()
+	}
+	if w.heartbeatDone != nil {
+		<-w.heartbeatDone // it exits once the registry is quiet
+	}
+	return nil
+}
+
+// Close stops the worker at once: it stops polling, cancels the handlers'
+// context, returns the unstarted tasks to the source, and cancels
+// settlements still in flight (their tasks are delivered again when their
+// leases run out). It waits for the worker's own goroutines, not for
+// handlers: a handler that ignores its context runs on, and releases its
+// slot when it returns. Close may be called more than once, and after
+// Shutdown.
+func (w *Worker) Close() {
+	w.stop()
+	w.cancelRun()
+	<-w.scaler.done // the pollers' polls are cancelled: they exit promptly
+	for _, r := range w.registry.drain() {
+		w.handBack(r)
+	}
+	w.cancelSettle()
+	if w.heartbeatDone != nil {
+		<-w.heartbeatDone
+	}
+}
+
+// stop ends polling, once: pollers and tasks that start from now on see
+// stopping and hand their tasks back.
+func (w *Worker) stop() {
+	w.stopOnce.Do(func() {
+		w.stopping.Store(true)
+		w.scaler.stop()
+		w.cancelPoll()
+	})
+}

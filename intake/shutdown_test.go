@@ -1,0 +1,143 @@
+package intake_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/weftrt/weft/intake"
+	"github.com/weftrt/weft/intake/intaketest"
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/slots"
+)
+
+// Shutdown with tasks running: it stops polling, waits for the running
+// tasks, acknowledges them, and leaves the rest in the queue, ready.
+func TestShutdownWaitsForRunningTasks(t *testing.T) {
+	q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: 5 * time.Millisecond})
+	putN(q, 10)
+	l := intaketest.NewLedger(4)
+	release := make(chan struct{})
+	w, err := intake.New(intake.Config{
+		Source:   l.Source(q),
+		Supplier: l.Supplier(slots.NewFixed(4)),
+		Pool:     newPool(t, 4),
+		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+			<-release
+			return nil
+		},
+	})
+	require.NoError(t, err)
+	eventually(t, 5*time.Second, func() bool { return w.Stats().Started == 4 }, "4 tasks started")
+
+	done := make(chan error)
+	go func() { done <- w.Shutdown(context.Background()) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Shutdown returned %v with tasks running", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	require.NoError(t, <-done)
+
+	s := w.Stats()
+	require.EqualValues(t, 4, s.Acked)
+	require.EqualValues(t, 4, s.Started)
+	require.Equal(t, 6, q.Len())
+	require.EqualValues(t, 6, q.Backlog(), "the unstarted tasks are ready again")
+	require.True(t, slotsIdle(w))
+	require.Zero(t, s.Pollers)
+	require.Empty(t, l.Problems())
+	require.Zero(t, l.Stats().Out, "every permit released")
+}
+
+// Tasks polled but still queued in a busy pool when Shutdown comes are
+// returned to the source unrun, without waiting for the pool.
+func TestShutdownReturnsTasksQueuedInThePool(t *testing.T) {
+	pool := newPool(t, 1)
+	busy, unblock := make(chan struct{}), make(chan struct{})
+	require.NoError(t, pool.Spawn(context.Background(), func(*scheduler.Worker) {
+		close(busy)
+		<-unblock
+	}))
+	<-busy
+	defer close(unblock)
+
+	q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: 5 * time.Millisecond})
+	putN(q, 5)
+	w, err := intake.New(intake.Config{
+		Source:   q,
+		Supplier: slots.NewFixed(8),
+		Pool:     pool,
+		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+			t.Error("a task ran")
+			return nil
+		},
+	})
+	require.NoError(t, err)
+	eventually(t, 5*time.Second, func() bool { return w.Stats().Received == 5 }, "5 polled")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	require.NoError(t, w.Shutdown(ctx))
+	s := w.Stats()
+	require.EqualValues(t, 5, s.HandedBack)
+	require.Zero(t, s.Started)
+	require.EqualValues(t, 5, q.Backlog())
+	require.True(t, slotsIdle(w))
+}
+
+// When Shutdown's deadline passes first, it cancels the handlers' context
+// and returns the deadline's error; the handlers then return, their tasks
+// are returned for a retry and their slots released.
+func TestShutdownDeadline(t *testing.T) {
+	q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: 5 * time.Millisecond})
+	putN(q, 2)
+	w, err := intake.New(intake.Config{
+		Source:   q,
+		Supplier: slots.NewFixed(2),
+		Pool:     newPool(t, 2),
+		Backoff:  noDelay,
+		Handler: func(ctx context.Context, _ *scheduler.Worker, _ intake.Task) error {
+			<-ctx.Done()
+			return ctx.Err()
+		},
+	})
+	require.NoError(t, err)
+	eventually(t, 5*time.Second, func() bool { return w.Stats().Started == 2 }, "2 started")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, w.Shutdown(ctx), context.DeadlineExceeded)
+	eventually(t, 5*time.Second, func() bool { return slotsIdle(w) }, "slots released")
+	require.NoError(t, w.Shutdown(context.Background()), "a second Shutdown waits for the rest")
+	require.EqualValues(t, 2, w.Stats().Nacked)
+	require.EqualValues(t, 2, q.Backlog())
+}
+
+// Close does not wait for handlers: it cancels their context and returns.
+func TestCloseIsImmediate(t *testing.T) {
+	q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: time.Hour}) // polls end only by cancellation
+	putN(q, 3)
+	returned := make(chan struct{})
+	w, err := intake.New(intake.Config{
+		Source:   q,
+		Supplier: slots.NewFixed(2),
+		Pool:     newPool(t, 2),
+		Handler: func(ctx context.Context, _ *scheduler.Worker, _ intake.Task) error {
+			<-ctx.Done()
+			defer func() { returned <- struct{}{} }()
+			return ctx.Err()
+		},
+	})
+	require.NoError(t, err)
+	eventually(t, 5*time.Second, func() bool { return w.Stats().Started == 2 }, "2 started")
+	start := time.Now()
+	w.Close()
+	require.Less(t, time.Since(start), time.Second)
+	<-returned
+	<-returned
+	eventually(t, 5*time.Second, func() bool { return slotsIdle(w) }, "slots released")
+	w.Close() // twice is fine
+	require.NoError(t, w.Shutdown(context.Background()))
+}

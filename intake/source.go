@@ -1,0 +1,73 @@
+package intake
+
+import (
+	"context"
+	"time"
+)
+
+// Source is where tasks come from: a queue that leases tasks out and
+// takes them back settled (acknowledged, returned or terminated). MemQueue
+// is the in-process one; the module github.com/weftrt/weft/jetstream has a
+// NATS JetStream one.
+//
+// Poll must be safe to call from several goroutines at once: the worker
+// runs several pollers.
+type Source interface {
+	// Poll waits for tasks and returns at most n of them (n >= 1). It may
+	// return fewer, and none with a nil error when it has waited as long
+	// as it cares to (an empty poll): the worker polls again. It returns
+	// promptly once ctx is done, with an error. Tasks returned belong to
+	// the caller even when the error is not nil (the worker returns them
+	// to the source unrun), so a source must not drop tasks it has
+	// already taken off its queue.
+	Poll(ctx context.Context, n int) ([]Task, error)
+}
+
+// Task is one delivery of a task: its payload and the means to settle it.
+// At-least-once: a task whose delivery is not settled in time (its lease
+// expires, or the process holding it dies) is delivered again, possibly to
+// another worker, so a handler must tolerate running a task twice.
+//
+// The worker settles every task it polls exactly once: Ack when the
+// handler succeeds, Nack with a backoff delay when it fails, Terminate
+// when it is poison, Nack with no delay when the task is handed back
+// unrun (shutdown, pause). A handler must not settle the task itself;
+// it may call InProgress.
+type Task interface {
+	// ID identifies the task across deliveries (the same ID on every
+	// redelivery), for logs and deduplication.
+	ID() string
+	// Payload is the task's data. The worker does not look inside it.
+	Payload() []byte
+	// Deliveries counts the deliveries of this task, this one included:
+	// 1 on the first.
+	Deliveries() int
+	// Ack settles the task as done; the source will not deliver it again.
+	Ack(ctx context.Context) error
+	// Nack returns the task to the source, to be delivered again after
+	// delay (at once if delay <= 0).
+	Nack(ctx context.Context, delay time.Duration) error
+	// InProgress extends the lease, so that a long task is not delivered
+	// again while it still runs.
+	InProgress(ctx context.Context) error
+	// Terminate settles the task as poison: the source will not deliver it
+	// again, and keeps reason where it can (a dead-letter record, an
+	// advisory).
+	Terminate(ctx context.Context, reason string) error
+}
+
+// Leaser is implemented by a source whose deliveries expire: Lease is how
+// long a delivered task stays leased without an Ack or InProgress. The
+// worker sends InProgress heartbeats at a third of it unless
+// Config.Heartbeat says otherwise.
+type Leaser interface {
+	Lease() time.Duration
+}
+
+// Backlogger is implemented by a source that knows how many tasks wait to
+// be delivered. Backlog returns its latest figure, or -1 if it has none; it
+// must not block (Worker.Stats calls it), so a remote source reports what
+// it learned from its last poll.
+type Backlogger interface {
+	Backlog() int64
+}

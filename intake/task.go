@@ -1,0 +1,180 @@
+package intake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/slots"
+)
+
+// admit records a polled task with the permit reserved for it.
+func (w *Worker) admit(t Task, p slots.Permit) *inflight {
+	r := &inflight{task: t, permit: p, delivered: time.Now()}
+	r.lastBeat.Store(r.delivered.UnixNano())
+	w.registry.add(r)
+	w.counts.received.Add(1)
+	if t.Deliveries() > 1 {
+		w.counts.redelivered.Add(1)
+	}
+	return r
+}
+
+// dispatch hands a polled task to the pool, or settles it at once if it
+// must not run.
+func (w *Worker) dispatch(r *inflight) {
+	if w.halted() {
+		w.handBack(r)
+		return
+	}
+	if limit := w.cfg.MaxDeliveries; limit > 0 && r.task.Deliveries() > limit {
+		// Delivered more often than it may fail: the processes that ran
+		// it before died with it. Do not let it take this one down too.
+		if r.state.CompareAndSwap(taskQueued, taskSettling) {
+			err := fmt.Errorf("%w: delivered %d times, limit %d", ErrPoison, r.task.Deliveries(), limit)
+			w.terminate(r, err)
+			w.release(r, slots.NeverUsed())
+		}
+		return
+	}
+	// The pool's door admits freely by default; if the user bounded it,
+	// Spawn may wait here, which only delays this poller.
+	if err := w.cfg.Pool.Spawn(w.pollCtx, func(sw *scheduler.Worker) { w.run(r, sw) }); err != nil {
+		w.handBack(r)
+		if errors.Is(err, scheduler.ErrClosed) {
+			w.report(fmt.Errorf("weft/intake: the pool is closed; the worker stops: %w", err))
+			go w.Close()
+		}
+	}
+}
+
+// run runs a task on a pool worker.
+func (w *Worker) run(r *inflight, sw *scheduler.Worker) {
+	if !r.state.CompareAndSwap(taskQueued, taskRunning) {
+		return // handed back by a Shutdown while it waited in the pool
+	}
+	if w.halted() {
+		r.state.Store(taskSettling)
+		w.giveBack(r)
+		return
+	}
+	must(w.tracker.MarkUsed(r.permit, slots.TaskInfo{Kind: w.cfg.Kind, Data: r.task}))
+	w.counts.started.Add(1)
+	var err error
+	if pan := scheduler.CatchWorker(func(sw *scheduler.Worker) {
+		err = w.cfg.Handler(w.runCtx, sw, r.task)
+	}, sw); pan != nil {
+		w.counts.panics.Add(1)
+		err = pan
+	}
+	r.state.Store(taskSettling)
+	// The task has ended: its slot goes back now, here, so that a poller
+	// can reuse it without waiting for another goroutine to be scheduled
+	// (if settlements back up, the finisher does it once there is room).
+	// Settling may be a round trip to a server (a JetStream double ack):
+	// not on a pool worker, which would sit idle through it.
+	select {
+	case w.settleRoom <- struct{}{}:
+		w.endTask(r, err)
+		go w.settleEnded(r, err)
+	default:
+		go w.finish(r, err)
+	}
+}
+
+// finish settles a task whose handler returned err. The task has ended,
+// so its slot is released first, once there is room among the
+// settlements in flight (MaxSettling): a settlement may be a round trip to
+// a server, and overlapping it with the next poll is what keeps the slots
+// busy. When settlements back up (a slow server), tasks hold their slots
+// while they wait for room, and polling slows down with them.
+func (w *Worker) finish(r *inflight, err error) {
+	w.settleRoom <- struct{}{}
+	w.endTask(r, err)
+	w.settleEnded(r, err)
+}
+
+// endTask releases the slot of a task whose handler returned err; the
+// caller holds a token of settleRoom for its settlement.
+func (w *Worker) endTask(r *inflight, err error) {
+	reason := slots.TaskComplete()
+	if err != nil {
+		reason = slots.TaskFailed(err)
+		w.counts.failed.Add(1)
+	}
+	w.counts.settling.Add(1)
+	must(w.tracker.Release(r.permit, reason))
+}
+
+// settleEnded settles a task whose slot endTask released, then gives its
+// settleRoom token back.
+func (w *Worker) settleEnded(r *inflight, err error) {
+	switch {
+	case err == nil:
+		if w.settle(r.task, r.task.Ack) == nil {
+			w.counts.acked.Add(1)
+		}
+	case w.poisoned(r.task, err):
+		w.terminate(r, err)
+	default:
+		delay := w.cfg.Backoff(r.task.Deliveries())
+		w.settle(r.task, func(ctx context.Context) error { return r.task.Nack(ctx, delay) })
+		w.counts.nacked.Add(1)
+	}
+	w.counts.settling.Add(-1)
+	<-w.settleRoom
+	w.registry.remove(r)
+}
+
+// poisoned reports whether a task that failed with err must not be
+// retried.
+func (w *Worker) poisoned(t Task, err error) bool {
+	if errors.Is(err, ErrPoison) {
+		return true
+	}
+	limit := w.cfg.MaxDeliveries
+	return limit > 0 && t.Deliveries() >= limit
+}
+
+func (w *Worker) terminate(r *inflight, err error) {
+	w.settle(r.task, func(ctx context.Context) error { return r.task.Terminate(ctx, err.Error()) })
+	w.counts.terminated.Add(1)
+}
+
+// handBack returns an unstarted task to the source, if nobody started or
+// returned it first.
+func (w *Worker) handBack(r *inflight) {
+	if r.state.CompareAndSwap(taskQueued, taskSettling) {
+		w.giveBack(r)
+	}
+}
+
+// giveBack returns a task that the caller has claimed, unrun: redelivered
+// at once, to this worker after a Resume or to another.
+func (w *Worker) giveBack(r *inflight) {
+	w.settle(r.task, func(ctx context.Context) error { return r.task.Nack(ctx, 0) })
+	w.counts.handedBack.Add(1)
+	w.release(r, slots.NeverUsed())
+}
+
+// release gives a settled task's slot back and forgets the task.
+func (w *Worker) release(r *inflight, reason slots.ReleaseReason) {
+	must(w.tracker.Release(r.permit, reason))
+	w.registry.remove(r)
+}
+
+// settle runs one settlement call under SettleTimeout. A failure is
+// counted and reported but not retried: the source's lease runs out and
+// it delivers the task again, which is what at-least-once promises.
+func (w *Worker) settle(t Task, call func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(w.settleCtx, w.cfg.SettleTimeout)
+	defer cancel()
+	err := call(ctx)
+	if err != nil {
+		w.counts.settleErrors.Add(1)
+		w.report(fmt.Errorf("weft/intake: settling task %s: %w", t.ID(), err))
+	}
+	return err
+}

@@ -1,0 +1,142 @@
+package intake
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/weftrt/weft/slots"
+)
+
+// Worker polls a Source for tasks, within the slots its supplier grants,
+// and runs them on a pool. Create one with New; stop it with Shutdown or
+// Close. Its methods are safe for concurrent use.
+type Worker struct {
+	cfg     Config // with defaults; read-only after New
+	tracker *slots.Tracker
+	pause   *slots.Pauseable // the supplier the tracker holds
+
+	scaler   scaler
+	registry registry
+	counts   counters
+
+	// stopping is set once, by the first Shutdown or Close, before the
+	// polls are cancelled: a poller or a task that sees it hands its tasks
+	// back rather than running them.
+	stopping atomic.Bool
+
+	// pollCtx ends every poll and reservation: cancelled by stop.
+	pollCtx    context.Context
+	cancelPoll context.CancelFunc
+	// runCtx is the handlers' context: cancelled by Close and by a
+	// Shutdown whose deadline passes.
+	runCtx    context.Context
+	cancelRun context.CancelFunc
+	// settleCtx bounds settlements (acks, nacks): cancelled by Close only,
+	// so that tasks finishing during a Shutdown are still acknowledged.
+	settleCtx    context.Context
+	cancelSettle context.CancelFunc
+
+	// epochMu guards epoch, the context of polls begun since the last
+	// Pause; Pause cancels it, ending the polls in flight, and starts a
+	// new one (a child of pollCtx).
+	epochMu sync.Mutex
+	epoch   *pollEpoch
+
+	// settleRoom holds a token per settlement in flight (tasks whose
+	// handler returned and whose slot was released); its capacity is
+	// MaxSettling.
+	settleRoom chan struct{}
+
+	heartbeatDone chan struct{} // closed when the heartbeat goroutine exits; nil: none
+	stopOnce      sync.Once
+}
+
+type pollEpoch struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+// New starts a worker: its pollers begin polling at once.
+func New(cfg Config) (*Worker, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{cfg: cfg}
+	if p, ok := cfg.Supplier.(*slots.Pauseable); ok {
+		w.pause = p
+	} else {
+		w.pause = slots.NewPauseable(cfg.Supplier)
+	}
+	w.tracker = slots.NewTracker(w.pause)
+	w.registry.init()
+	w.settleRoom = make(chan struct{}, cfg.MaxSettling)
+	w.pollCtx, w.cancelPoll = context.WithCancel(context.Background())
+	w.runCtx, w.cancelRun = context.WithCancel(context.Background())
+	w.settleCtx, w.cancelSettle = context.WithCancel(context.Background())
+	w.epoch = newPollEpoch(w.pollCtx)
+	if cfg.Heartbeat > 0 {
+		w.heartbeatDone = make(chan struct{})
+		go w.heartbeat()
+	}
+	w.scaler.init(cfg.MinPollers, cfg.MaxPollers, cfg.MaxBatch)
+	for range cfg.MinPollers {
+		w.scaler.enter()
+		go w.poll()
+	}
+	return w, nil
+}
+
+func newPollEpoch(parent context.Context) *pollEpoch {
+	ctx, cancel := context.WithCancelCause(parent)
+	return &pollEpoch{ctx: ctx, cancel: cancel}
+}
+
+// Source returns the worker's source (the default MemQueue if Config had
+// none).
+func (w *Worker) Source() Source { return w.cfg.Source }
+
+// Pause stops the worker taking new work: pollers stop reserving slots,
+// polls in flight are cancelled, and tasks already polled but not started
+// are returned to the source unrun (Nack with no delay). Tasks running go
+// on. Pause pauses the worker's Pauseable supplier, so every other user of
+// a shared Pauseable pauses too; pausing that supplier directly has the
+// same effect, except that polls in flight are let finish (their tasks
+// are then returned unrun).
+func (w *Worker) Pause() {
+	w.pause.Pause(slots.PauseOptions{})
+	w.epochMu.Lock()
+	defer w.epochMu.Unlock()
+	// After the supplier is paused, so that a poller that takes the new
+	// epoch also sees the pause (see currentEpoch).
+	w.epoch.cancel(slots.ErrPaused)
+	w.epoch = newPollEpoch(w.pollCtx)
+}
+
+// Resume lets a paused worker poll again.
+func (w *Worker) Resume() { w.pause.Resume() }
+
+// Paused reports whether the worker's supplier is paused.
+func (w *Worker) Paused() bool { return w.pause.Paused() }
+
+// halted reports whether the worker must not start tasks: it is paused or
+// stopping.
+func (w *Worker) halted() bool { return w.stopping.Load() || w.pause.Paused() }
+
+// currentEpoch returns the context for a poll about to begin. A Pause
+// either happened before the epoch was read, and then halted reports it,
+// or after, and then it cancels the epoch returned: either way no poll
+// runs on into a pause.
+func (w *Worker) currentEpoch() *pollEpoch {
+	w.epochMu.Lock()
+	defer w.epochMu.Unlock()
+	return w.epoch
+}
+
+// report passes an error the worker handled to Config.OnError.
+func (w *Worker) report(err error) {
+	if f := w.cfg.OnError; f != nil && err != nil {
+		f(err)
+	}
+}

@@ -1,0 +1,160 @@
+package intake_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/weftrt/weft/intake"
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/slots"
+)
+
+func TestEveryTaskRunsAndIsAcked(t *testing.T) {
+	const n = 500
+	q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: 5 * time.Millisecond})
+	putN(q, n)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	w := newWorker(t, intake.Config{
+		Source:   q,
+		Supplier: slots.NewFixed(4),
+		Pool:     newPool(t, 2),
+		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+			mu.Lock()
+			seen[string(task.Payload())]++
+			mu.Unlock()
+			return nil
+		},
+	})
+	eventually(t, 10*time.Second, func() bool { return w.Stats().Acked == n }, "acked %d of %d", w.Stats().Acked, n)
+	require.NoError(t, w.Shutdown(context.Background()))
+
+	require.Len(t, seen, n)
+	for p, k := range seen {
+		require.Equal(t, 1, k, "task %s ran %d times", p, k)
+	}
+	s := w.Stats()
+	require.Equal(t, 0, q.Len())
+	require.EqualValues(t, n, s.Started)
+	require.EqualValues(t, n, s.Received)
+	require.Zero(t, s.Failed+s.Nacked+s.Redelivered+s.SettleErrors)
+	require.Zero(t, s.Slots.InUse+s.Slots.Reserved)
+	require.EqualValues(t, 0, s.Backlog)
+}
+
+func TestConfigIsChecked(t *testing.T) {
+	h := func(context.Context, *scheduler.Worker, intake.Task) error { return nil }
+	for name, cfg := range map[string]intake.Config{
+		"no handler":         {},
+		"max below min":      {Handler: h, MinPollers: 3, MaxPollers: 2},
+		"negative batch":     {Handler: h, MaxBatch: -1},
+		"negative max deliv": {Handler: h, MaxDeliveries: -1},
+	} {
+		_, err := intake.New(cfg)
+		require.ErrorIs(t, err, intake.ErrConfig, name)
+	}
+}
+
+// With only a handler, the worker polls a MemQueue of its own on the
+// default pool, within GOMAXPROCS slots.
+func TestDefaults(t *testing.T) {
+	done := make(chan string, 1)
+	w := newWorker(t, intake.Config{
+		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+			done <- string(task.Payload())
+			return nil
+		},
+	})
+	q, ok := w.Source().(*intake.MemQueue)
+	require.True(t, ok, "default source is %T", w.Source())
+	q.Put([]byte("hello"))
+	require.Equal(t, "hello", <-done)
+	require.Positive(t, w.Stats().Slots.Max)
+}
+
+// A supplier that is already a Pauseable is used as it is: pausing it
+// pauses the worker.
+func TestOwnPauseableIsUsed(t *testing.T) {
+	ps := slots.NewPauseable(slots.NewFixed(2))
+	w := newWorker(t, intake.Config{
+		Supplier: ps,
+		Pool:     newPool(t, 1),
+		Handler:  func(context.Context, *scheduler.Worker, intake.Task) error { return nil },
+	})
+	ps.Pause(slots.PauseOptions{})
+	require.True(t, w.Paused())
+	w.Resume()
+	require.False(t, ps.Paused())
+}
+
+// Backlog per free slot: what waits, over the slots not running a task.
+func TestBacklogPerFreeSlot(t *testing.T) {
+	q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: time.Millisecond})
+	release := make(chan struct{})
+	w := newWorker(t, intake.Config{
+		Source:   q,
+		Supplier: slots.NewFixed(4),
+		Pool:     newPool(t, 4),
+		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+			<-release
+			return nil
+		},
+	})
+	defer close(release)
+	putN(q, 3)
+	eventually(t, 5*time.Second, func() bool { return w.Stats().Started == 3 }, "3 tasks started")
+	putN(q, 10) // one slot free, so at most 1 of them leased
+	eventually(t, 5*time.Second, func() bool { return w.Stats().Slots.InUse == 4 }, "4 in use")
+	s := w.Stats()
+	require.EqualValues(t, 9, s.Backlog)
+	require.InDelta(t, 9.0, s.BacklogPerFreeSlot, 1e-9) // no free slot: counts as one
+}
+
+// A source that breaks its contract by returning more tasks than asked
+// does not get them run without slots: the extras go back.
+func TestExtraTasksAreReturned(t *testing.T) {
+	src := &greedySource{}
+	ran := make(chan string, 16)
+	w := newWorker(t, intake.Config{
+		Source:   src,
+		Supplier: slots.NewFixed(1),
+		Pool:     newPool(t, 1),
+		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+			ran <- task.ID()
+			return nil
+		},
+		OnError: func(error) {},
+	})
+	<-ran
+	require.NoError(t, w.Shutdown(context.Background()))
+	require.Positive(t, w.Stats().HandedBack)
+	require.Positive(t, src.nacked.Load())
+}
+
+// greedySource answers its first poll with three tasks, whatever it was
+// asked for, and then nothing.
+type greedySource struct {
+	once   sync.Once
+	nacked counter
+}
+
+func (g *greedySource) Poll(ctx context.Context, n int) ([]intake.Task, error) {
+	var out []intake.Task
+	g.once.Do(func() {
+		for i := range 3 {
+			out = append(out, &fakeTask{id: strconv.Itoa(i), deliveries: 1, nacked: &g.nacked})
+		}
+	})
+	if out != nil {
+		return out, nil
+	}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+var errNotFake = errors.New("fake task settled twice")

@@ -1,0 +1,201 @@
+// Command weftjs runs a weft task worker on a NATS JetStream work queue.
+// By default it starts a NATS server inside the process (JetStream stored
+// in a temporary directory), publishes -tasks tasks, and processes them
+// with a progress line; with -url it works on a real NATS server or
+// cluster instead.
+//
+// While it runs, pause and resume it with SIGUSR1 and SIGUSR2, or by
+// typing p (pause), r (resume), s (stats) or q (quit) and Enter. SIGINT
+// and SIGTERM shut it down gracefully: the tasks running finish and are
+// acked, the rest go back to the stream.
+//
+//	go run ./cmd/weftjs                          # embedded server, 20000 tasks
+//	go run ./cmd/weftjs -url nats://a:4222,nats://b:4222 -tasks 0
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
+	"github.com/weftrt/weft/intake"
+	weftjs "github.com/weftrt/weft/jetstream"
+	"github.com/weftrt/weft/jetstream/internal/embedded"
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/slots"
+)
+
+type options struct {
+	url      string
+	store    string
+	tasks    int
+	slots    int
+	work     time.Duration
+	stream   string
+	consumer string
+	ackWait  time.Duration
+	maxDeliv int
+	stay     bool
+}
+
+func parseFlags() options {
+	var o options
+	flag.StringVar(&o.url, "url", "", "NATS server URLs, comma-separated (a cluster); empty: start a server in this process")
+	flag.StringVar(&o.store, "store", "", "JetStream store directory of the embedded server (default: a temporary one)")
+	flag.IntVar(&o.tasks, "tasks", 20000, "tasks to publish at start")
+	flag.IntVar(&o.slots, "slots", 16, "tasks polled or running at once")
+	flag.DurationVar(&o.work, "work", time.Millisecond, "simulated work per task")
+	flag.StringVar(&o.stream, "stream", "WEFT_TASKS", "work-queue stream")
+	flag.StringVar(&o.consumer, "consumer", "weft", "durable pull consumer, shared by all workers")
+	flag.DurationVar(&o.ackWait, "ackwait", 30*time.Second, "the consumer's AckWait: a task's lease")
+	flag.IntVar(&o.maxDeliv, "maxdeliver", 5, "the consumer's MaxDeliver; a task failing this often less one is terminated")
+	flag.BoolVar(&o.stay, "stay", false, "keep running once the published tasks are done")
+	flag.Parse()
+	return o
+}
+
+func main() {
+	if err := run(parseFlags()); err != nil {
+		fmt.Fprintln(os.Stderr, "weftjs:", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	url, stop, err := natsURL(o)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	nc, err := weftjs.Connect(url, nats.Name("weftjs"))
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := natsjs.New(nc)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	src, err := weftjs.NewSource(ctx, js, weftjs.Config{
+		Stream: o.stream, Consumer: o.consumer, AckWait: o.ackWait, MaxDeliver: o.maxDeliv,
+	})
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if err := publish(ctx, js, src.Subject(), o.tasks); err != nil {
+		return err
+	}
+
+	// The simulated work sleeps, as a task waiting on I/O would: each
+	// sleeping handler holds a pool worker, so the pool needs one per
+	// slot (a CPU-bound handler would do with GOMAXPROCS workers).
+	pool, err := scheduler.New(scheduler.WithName("weftjs"), scheduler.WithWorkers(max(o.slots, runtime.GOMAXPROCS(0))))
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	w, err := intake.New(intake.Config{
+		Source:        src,
+		Supplier:      slots.NewFixed(o.slots),
+		Pool:          pool,
+		MaxDeliveries: max(o.maxDeliv-1, 0),
+		Handler:       handler(o.work),
+		OnError:       func(err error) { fmt.Fprintf(os.Stderr, "\n%v\n", err) },
+	})
+	if err != nil {
+		return err
+	}
+	target := uint64(o.tasks)
+	if o.stay {
+		target = 0
+	}
+	control(w, target)
+	fmt.Fprintln(os.Stderr)
+	sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer scancel()
+	if err := w.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	printStats(w.Stats())
+	return nil
+}
+
+// natsURL returns the URL to connect to, starting the embedded server
+// when no -url was given, and a function that stops what it started.
+func natsURL(o options) (string, func(), error) {
+	if o.url != "" {
+		return o.url, func() {}, nil
+	}
+	dir, cleanup := o.store, func() {}
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "weftjs-")
+		if err != nil {
+			return "", nil, err
+		}
+		dir, cleanup = tmp, func() { os.RemoveAll(tmp) }
+	}
+	srv, err := embedded.Start(dir, 0)
+	if err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	fmt.Fprintf(os.Stderr, "embedded NATS server on %s, JetStream in %s\n", srv.ClientURL(), dir)
+	return srv.ClientURL(), func() { shutdown(srv); cleanup() }, nil
+}
+
+func shutdown(srv *server.Server) {
+	srv.Shutdown()
+	srv.WaitForShutdown()
+}
+
+// publish publishes n tasks, their payloads the numbers 0 .. n-1.
+func publish(ctx context.Context, js natsjs.JetStream, subject string, n int) error {
+	const window = 512
+	for lo := 0; lo < n; lo += window {
+		var acks []natsjs.PubAckFuture
+		for i := lo; i < min(lo+window, n); i++ {
+			f, err := js.PublishAsync(subject, fmt.Appendf(nil, "%d", i))
+			if err != nil {
+				return err
+			}
+			acks = append(acks, f)
+		}
+		for _, f := range acks {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				return err
+			case <-ctx.Done():
+				return errors.New("publishing: " + ctx.Err().Error())
+			}
+		}
+	}
+	return nil
+}
+
+// handler simulates a task: it parses the payload (a malformed one is
+// poison) and works for d.
+func handler(d time.Duration) intake.Handler {
+	return func(ctx context.Context, _ *scheduler.Worker, t intake.Task) error {
+		var n int
+		if _, err := fmt.Sscan(string(t.Payload()), &n); err != nil {
+			return intake.Poison(fmt.Errorf("payload %q is not a number", t.Payload()))
+		}
+		select {
+		case <-time.After(d):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

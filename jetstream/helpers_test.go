@@ -1,0 +1,148 @@
+package jetstream_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+	"github.com/weftrt/weft/intake"
+	weftjs "github.com/weftrt/weft/jetstream"
+	"github.com/weftrt/weft/jetstream/internal/embedded"
+	"github.com/weftrt/weft/scheduler"
+)
+
+// natsServer is an embedded server that a test can restart on the same
+// port and store.
+type natsServer struct {
+	t    testing.TB
+	dir  string
+	port int
+	srv  *server.Server
+}
+
+func startServer(t testing.TB) *natsServer {
+	t.Helper()
+	s := &natsServer{t: t, dir: t.TempDir()}
+	s.start()
+	t.Cleanup(s.stop)
+	return s
+}
+
+func (s *natsServer) start() {
+	s.t.Helper()
+	srv, err := embedded.Start(s.dir, s.port)
+	require.NoError(s.t, err)
+	s.srv, s.port = srv, embedded.Port(srv)
+}
+
+func (s *natsServer) stop() {
+	if s.srv != nil {
+		s.srv.Shutdown()
+		s.srv.WaitForShutdown()
+		s.srv = nil
+	}
+}
+
+func (s *natsServer) url() string { return fmt.Sprintf("nats://127.0.0.1:%d", s.port) }
+
+// connect returns a JetStream context on a connection closed when the
+// test ends.
+func connect(t testing.TB, url string, opts ...nats.Option) natsjs.JetStream {
+	t.Helper()
+	nc, err := weftjs.Connect(url, opts...)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := natsjs.New(nc)
+	require.NoError(t, err)
+	return js
+}
+
+func newSource(t testing.TB, js natsjs.JetStream, cfg weftjs.Config) *weftjs.Source {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	src, err := weftjs.NewSource(ctx, js, cfg)
+	require.NoError(t, err)
+	return src
+}
+
+// publishN publishes payloads "0" .. "n-1", a batch of async publishes
+// at a time.
+func publishN(t testing.TB, js natsjs.JetStream, subject string, from, n int) {
+	t.Helper()
+	const window = 256
+	for lo := from; lo < from+n; lo += window {
+		var acks []natsjs.PubAckFuture
+		for i := lo; i < min(lo+window, from+n); i++ {
+			f, err := js.PublishAsync(subject, []byte(strconv.Itoa(i)))
+			require.NoError(t, err)
+			acks = append(acks, f)
+		}
+		for _, f := range acks {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				require.NoError(t, err)
+			case <-time.After(10 * time.Second):
+				t.Fatal("publish not acknowledged")
+			}
+		}
+	}
+}
+
+// streamMsgs returns the messages left in the stream.
+func streamMsgs(t testing.TB, js natsjs.JetStream, stream string) uint64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := js.Stream(ctx, stream)
+	require.NoError(t, err)
+	info, err := s.Info(ctx)
+	require.NoError(t, err)
+	return info.State.Msgs
+}
+
+func newPool(t testing.TB, workers int) *scheduler.Pool {
+	t.Helper()
+	p, err := scheduler.New(scheduler.WithWorkers(workers), scheduler.WithName(t.Name()))
+	require.NoError(t, err)
+	t.Cleanup(p.Close)
+	return p
+}
+
+// newWorker starts a worker shut down when the test ends (before the
+// pool and the connection, which were made earlier).
+func newWorker(t testing.TB, cfg intake.Config) *intake.Worker {
+	t.Helper()
+	if cfg.OnError == nil {
+		cfg.OnError = func(err error) { t.Logf("worker: %v", err) }
+	}
+	w, err := intake.New(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := w.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown at cleanup: %v", err)
+			w.Close()
+		}
+	})
+	return w
+}
+
+func eventually(t testing.TB, d time.Duration, cond func() bool, what string, args ...any) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s", d, fmt.Sprintf(what, args...))
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

@@ -1,0 +1,72 @@
+package jetstream_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/weftrt/weft/intake"
+	weftjs "github.com/weftrt/weft/jetstream"
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/slots"
+)
+
+// A task that runs for several AckWaits keeps its lease through
+// InProgress heartbeats (by default a third of AckWait): it is delivered
+// once.
+func TestHeartbeatsKeepLongTask(t *testing.T) {
+	srv := startServer(t)
+	js := connect(t, srv.url())
+	src := newSource(t, js, weftjs.Config{AckWait: 600 * time.Millisecond, PollWait: 100 * time.Millisecond})
+	defer src.Close()
+	publishN(t, js, src.Subject(), 0, 1)
+	var runs atomic.Int64
+	w := newWorker(t, intake.Config{
+		Source:   src,
+		Supplier: slots.NewFixed(2),
+		Pool:     newPool(t, 2),
+		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+			runs.Add(1)
+			time.Sleep(2 * time.Second)
+			return nil
+		},
+	})
+	eventually(t, 10*time.Second, func() bool { return w.Stats().Acked == 1 }, "acked")
+	s := w.Stats()
+	require.EqualValues(t, 1, runs.Load())
+	require.Zero(t, s.Redelivered)
+	require.GreaterOrEqual(t, s.Heartbeats, uint64(3))
+	require.Zero(t, streamMsgs(t, js, src.Config().Stream))
+}
+
+// Without heartbeats, AckWait runs out under a long task and the server
+// delivers it again, here to the same worker's free slot: at least once.
+func TestAckWaitRedelivers(t *testing.T) {
+	srv := startServer(t)
+	js := connect(t, srv.url())
+	src := newSource(t, js, weftjs.Config{AckWait: 300 * time.Millisecond, PollWait: 100 * time.Millisecond})
+	defer src.Close()
+	publishN(t, js, src.Subject(), 0, 1)
+	var runs atomic.Int64
+	second := make(chan int, 1)
+	w := newWorker(t, intake.Config{
+		Source:    src,
+		Supplier:  slots.NewFixed(2),
+		Pool:      newPool(t, 2),
+		Heartbeat: -1,
+		OnError:   func(error) {},
+		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+			if runs.Add(1) == 1 {
+				time.Sleep(time.Second)
+				return nil
+			}
+			second <- task.Deliveries()
+			return nil
+		},
+	})
+	require.Equal(t, 2, <-second)
+	eventually(t, 10*time.Second, func() bool { return streamMsgs(t, js, src.Config().Stream) == 0 }, "acked")
+	require.EqualValues(t, 1, w.Stats().Redelivered)
+}

@@ -1,0 +1,200 @@
+package jetstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// maxPull caps the messages one pull request asks for, so that an inbox's
+// channel always has room for a whole answer (a full channel would make
+// nats.go drop messages).
+const maxPull = 256
+
+// puller sends a consumer's pull requests and reads their answers on
+// inboxes it keeps subscribed from one poll to the next. nats.go's
+// jetstream Fetch subscribes a new inbox for every request, which costs
+// the client and the server a SUB and an UNSUB per poll, and it cannot
+// send the request a worker wants: "up to n messages, waiting up to a
+// while for the first but returning as soon as there are any" (no_wait
+// with expires).
+type puller struct {
+	nc      *nats.Conn
+	subject string // $JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>
+
+	mu   sync.Mutex
+	idle []*inbox // inboxes with no request outstanding
+}
+
+// inbox is a subscription that answers one request at a time. It goes
+// back to the idle list only when its request is known to be over (all
+// messages asked for came, or the server said it is done), so that no
+// late answer to an old request can be taken for an answer to the next.
+type inbox struct {
+	sub *nats.Subscription
+	ch  chan *nats.Msg
+}
+
+// pullRequest is the JetStream API's request for the next messages.
+type pullRequest struct {
+	Batch   int           `json:"batch"`
+	Expires time.Duration `json:"expires,omitempty"`
+	NoWait  bool          `json:"no_wait,omitempty"`
+}
+
+func newPuller(nc *nats.Conn, stream, consumer string) *puller {
+	return &puller{nc: nc, subject: fmt.Sprintf("$JS.API.CONSUMER.MSG.NEXT.%s.%s", stream, consumer)}
+}
+
+// errPending is the server's 408 "Requests Pending": other requests
+// already wait for the messages there are. Not a failure.
+var errPending = errors.New("requests pending")
+
+// pull asks for up to n messages, waiting up to wait for the first.
+func (p *puller) pull(ctx context.Context, n int, wait time.Duration) ([]*nats.Msg, error) {
+	n = min(n, maxPull)
+	ib, err := p.take()
+	if err != nil {
+		return nil, err
+	}
+	req, _ := json.Marshal(pullRequest{Batch: n, Expires: wait, NoWait: true})
+	if err := p.nc.PublishRequest(p.subject, ib.sub.Subject, req); err != nil {
+		p.discard(ib)
+		return nil, err
+	}
+	// The server answers by wait at the latest; if it does not (it went
+	// away), give up a little later.
+	timeout := time.NewTimer(wait + time.Second)
+	defer timeout.Stop()
+	msgs := make([]*nats.Msg, 0, n)
+	for {
+		select {
+		case m := <-ib.ch:
+			done, err := p.answer(m, &msgs)
+			if !done {
+				continue
+			}
+			if len(msgs) == n || err == nil || errors.Is(err, errPending) || isRequestOver(err) {
+				p.put(ib)
+			} else {
+				p.discard(ib)
+			}
+			if len(msgs) == n {
+				return msgs, nil
+			}
+			return msgs, err
+		case <-timeout.C:
+			p.discard(ib)
+			return msgs, fmt.Errorf("no answer to a pull request within %v", wait+time.Second)
+		case <-ctx.Done():
+			p.discard(ib)
+			return msgs, ctx.Err()
+		}
+	}
+}
+
+// answer takes one message of an answer, and reports whether the request
+// is over, with the error that ended it, if any.
+func (p *puller) answer(m *nats.Msg, msgs *[]*nats.Msg) (bool, error) {
+	status := ""
+	if len(m.Data) == 0 && m.Header != nil {
+		status = m.Header.Get("Status")
+	}
+	switch status {
+	case "":
+		*msgs = append(*msgs, m)
+		return len(*msgs) == cap(*msgs), nil
+	case "100": // idle heartbeat or flow control: the request goes on
+		return false, nil
+	case "404": // no messages (any more)
+		return true, nil
+	case "408":
+		if len(*msgs) == 0 && m.Header.Get("Description") == "Requests Pending" {
+			return true, errPending
+		}
+		return true, nil // the request expired
+	}
+	return true, &statusError{status: status, description: m.Header.Get("Description")}
+}
+
+// statusError is a status the server ended a request with.
+type statusError struct{ status, description string }
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("pull request: status %s: %s", e.status, e.description)
+}
+
+// isRequestOver reports whether err is a status that ends a request in an
+// orderly way (a 409, such as "Exceeded MaxWaiting").
+func isRequestOver(err error) bool {
+	var se *statusError
+	return errors.As(err, &se) && se.status == "409"
+}
+
+func (p *puller) take() (*inbox, error) {
+	p.mu.Lock()
+	if k := len(p.idle); k > 0 {
+		ib := p.idle[k-1]
+		p.idle = p.idle[:k-1]
+		p.mu.Unlock()
+		ib.drain()
+		return ib, nil
+	}
+	p.mu.Unlock()
+	ib := &inbox{ch: make(chan *nats.Msg, maxPull+16)}
+	sub, err := p.nc.ChanSubscribe(p.nc.NewInbox(), ib.ch)
+	if err != nil {
+		return nil, err
+	}
+	ib.sub = sub
+	return ib, nil
+}
+
+// drain empties an inbox: before its next request, where nothing should
+// be (an inbox is reused only once its request is over), and when it is
+// discarded. A message found there was delivered outside any poll, holds
+// no slot, and goes straight back to the server.
+func (ib *inbox) drain() {
+	for {
+		select {
+		case m := <-ib.ch:
+			if len(m.Data) > 0 || m.Header.Get("Status") == "" {
+				_ = m.Nak()
+			}
+		default:
+			return
+		}
+	}
+}
+
+func (p *puller) put(ib *inbox) {
+	p.mu.Lock()
+	p.idle = append(p.idle, ib)
+	p.mu.Unlock()
+}
+
+// discard drops an inbox whose request may still be answered. Messages
+// that came before the unsubscription (say, while a cancelled poll was
+// on its way out) go straight back to the server; the few that may be on
+// the wire as it happens are dropped, and the server delivers them again
+// after AckWait.
+func (p *puller) discard(ib *inbox) {
+	_ = ib.sub.Unsubscribe() // from here on nothing more lands in ib.ch
+	ib.drain()
+}
+
+// close drops every idle inbox.
+func (p *puller) close() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, ib := range idle {
+		p.discard(ib)
+	}
+}
