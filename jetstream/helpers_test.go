@@ -12,6 +12,7 @@ import (
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
+	"github.com/weftrt/weft/intake/intaketest"
 	weftjs "github.com/weftrt/weft/jetstream"
 	"github.com/weftrt/weft/jetstream/internal/embedded"
 	"github.com/weftrt/weft/scheduler"
@@ -108,41 +109,13 @@ func streamMsgs(t testing.TB, js natsjs.JetStream, stream string) uint64 {
 	return info.State.Msgs
 }
 
-func newPool(t testing.TB, workers int) *scheduler.Pool {
-	t.Helper()
-	p, err := scheduler.New(scheduler.WithWorkers(workers), scheduler.WithName(t.Name()))
-	require.NoError(t, err)
-	t.Cleanup(p.Close)
-	return p
-}
+func newPool(t testing.TB, workers int) *scheduler.Pool { return intaketest.NewPool(t, workers) }
 
-// newWorker starts a worker shut down when the test ends (before the
-// pool and the connection, which were made earlier).
 func newWorker(t testing.TB, cfg intake.Config) *intake.Worker {
-	t.Helper()
-	if cfg.OnError == nil {
-		cfg.OnError = func(err error) { t.Logf("worker: %v", err) }
-	}
-	w, err := intake.New(cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		if err := w.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown at cleanup: %v", err)
-			w.Close()
-		}
-	})
-	return w
+	return intaketest.NewWorker(t, cfg, 20*time.Second)
 }
 
 func eventually(t testing.TB, d time.Duration, cond func() bool, what string, args ...any) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", d, fmt.Sprintf(what, args...))
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	intaketest.Eventually(t, d, cond, what, args...)
 }
