@@ -59,6 +59,7 @@ type broadcastPart struct {
 	b   *broadcast
 }
 
+// RunJob runs the part on the worker it was addressed to.
 func (part *broadcastPart) RunJob(w *Worker) {
 	b := part.b
 	if pan := CatchWorker(b.f, w); pan != nil {

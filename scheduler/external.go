@@ -51,6 +51,7 @@ type runJob struct {
 	err    error  // ErrClosed if the job was abandoned unstarted
 }
 
+// RunJob runs f under the task's slot and releases the waiting caller.
 func (j *runJob) RunJob(w *Worker) {
 	j.pool.door.start(j.permit)
 	j.panic = CatchWorker(j.f, w)
@@ -114,6 +115,7 @@ type spawnJob struct {
 	permit slots.Permit
 }
 
+// RunJob runs f under the task's slot; a panic goes to the panic handler.
 func (j *spawnJob) RunJob(w *Worker) {
 	j.pool.door.start(j.permit)
 	pan := CatchWorker(j.f, w)

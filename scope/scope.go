@@ -159,6 +159,7 @@ type task struct {
 	handle Scope
 }
 
+// RunJob runs the task with a handle bound to the worker that took it.
 func (t *task) RunJob(w *scheduler.Worker) {
 	t.handle = Scope{t.st, w}
 	st := t.st
