@@ -22,13 +22,25 @@ type Span struct {
 // The CPU time is the process's, not the calling goroutine's: a pool's
 // workers and the runtime's garbage collector work for the workload too,
 // and a scheduler that spins while it waits should pay for it here.
-func Time(f func()) Span {
+func Time(f func()) Span { return realClock.time(f) }
+
+// clock holds the clocks the runner reads, so that tests can substitute
+// ones that move only when told to and assert on exact durations instead
+// of on how busy the machine happened to be.
+type clock struct {
+	now func() time.Time
+	cpu func() time.Duration
+}
+
+var realClock = clock{now: time.Now, cpu: bench.CPUTime}
+
+func (c clock) time(f func()) Span {
 	a0 := allocs()
-	c0 := bench.CPUTime()
-	t0 := time.Now()
+	c0 := c.cpu()
+	t0 := c.now()
 	f()
-	wall := time.Since(t0)
-	cpu := bench.CPUTime() - c0
+	wall := c.now().Sub(t0)
+	cpu := c.cpu() - c0
 	return Span{Wall: wall, CPU: cpu, Allocs: allocs() - a0}
 }
 

@@ -76,6 +76,8 @@ type Options struct {
 	Retries        int           // times to measure a noisy bout again, keeping the quietest attempt
 	Probe          Probe         // nil: no noise detection
 	Progress       *Progress     // nil: silent
+
+	clock clock // zero: the real one
 }
 
 // Probe watches the machine outside this process; *noise.Probe is the
@@ -93,6 +95,9 @@ func Run(ctx context.Context, cases []Case, o Options) ([]result.Result, error) 
 		o.MaxReps = 1000
 	}
 	o.Reps = max(o.Reps, 1)
+	if o.clock.now == nil {
+		o.clock = realClock
+	}
 	bs := bouts(cases)
 	o.Progress.begin(bs, o)
 	results := make([]result.Result, 0, len(cases))
@@ -216,7 +221,7 @@ func rounds(ctx context.Context, bout []Case, trials []Trial, o Options) ([][][]
 				return nil, err
 			}
 			o.Progress.run(&bout[i], "round", r+1, o.Reps)
-			s, err := slot(&bout[i], trials[i], slice, perRound)
+			s, err := slot(&bout[i], trials[i], slice, perRound, o.clock)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", bout[i].Name(), err)
 			}
@@ -229,11 +234,11 @@ func rounds(ctx context.Context, bout []Case, trials []Trial, o Options) ([][][]
 
 // slot runs one case's share of a round: repetitions until it has taken
 // slice, at least one and at most n.
-func slot(c *Case, t Trial, slice time.Duration, n int) ([][]float64, error) {
+func slot(c *Case, t Trial, slice time.Duration, n int, clk clock) ([][]float64, error) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.Workers))
 	var samples [][]float64
-	begin := time.Now()
-	for len(samples) == 0 || (len(samples) < n && time.Since(begin) < slice) {
+	begin := clk.now()
+	for len(samples) == 0 || (len(samples) < n && clk.now().Sub(begin) < slice) {
 		v, err := t.Run()
 		if err != nil {
 			return nil, err

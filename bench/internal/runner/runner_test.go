@@ -11,19 +11,46 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftrt/weft/bench"
 	"github.com/weftrt/weft/bench/internal/noise"
 	"github.com/weftrt/weft/bench/internal/result"
 	"github.com/weftrt/weft/bench/internal/runner"
 )
 
+// fakeClock is a wall clock and a CPU clock that move only when told to,
+// so that tests can assert on exact durations however busy the machine is.
+type fakeClock struct {
+	wall time.Time
+	cpu  time.Duration
+	read time.Duration // what reading either clock costs both, after the reading
+}
+
+func (c *fakeClock) spend(wall, cpu time.Duration) {
+	c.wall = c.wall.Add(wall)
+	c.cpu += cpu
+}
+
+func (c *fakeClock) now() time.Time {
+	t := c.wall
+	c.spend(c.read, c.read)
+	return t
+}
+
+func (c *fakeClock) cpuTime() time.Duration {
+	d := c.cpu
+	c.spend(c.read, c.read)
+	return d
+}
+
 // counting is a trial that returns 1, 2, 3, ... and records what the
 // runner did to it.
 type counting struct {
-	runs     int
-	procs    []int // GOMAXPROCS during each run
-	closed   bool
-	failAt   int // return an error on this run (1-based); 0: never
-	duration time.Duration
+	runs   int
+	procs  []int // GOMAXPROCS during each run
+	closed bool
+	failAt int        // return an error on this run (1-based); 0: never
+	clock  *fakeClock // advanced by cost on every run; nil: none
+	cost   time.Duration
 }
 
 func (c *counting) Run() ([]float64, error) {
@@ -32,7 +59,9 @@ func (c *counting) Run() ([]float64, error) {
 	if c.runs == c.failAt {
 		return nil, errors.New("wrong result")
 	}
-	time.Sleep(c.duration)
+	if c.clock != nil {
+		c.clock.spend(c.cost, c.cost)
+	}
 	return []float64{float64(c.runs)}, nil
 }
 
@@ -61,17 +90,31 @@ func TestWarmupThenReps(t *testing.T) {
 }
 
 func TestMinTimeAddsReps(t *testing.T) {
-	tr := &counting{duration: 5 * time.Millisecond}
-	rs, err := runner.Run(context.Background(), []runner.Case{testCase(tr, 1)},
-		runner.Options{Reps: 2, MinTime: 40 * time.Millisecond, MaxReps: 100})
-	require.NoError(t, err)
-	assert.GreaterOrEqual(t, len(rs[0].Samples), 8)
-
-	tr = &counting{duration: 5 * time.Millisecond}
-	rs, err = runner.Run(context.Background(), []runner.Case{testCase(tr, 1)},
-		runner.Options{Reps: 2, MinTime: time.Hour, MaxReps: 4})
-	require.NoError(t, err)
-	assert.Len(t, rs[0].Samples, 4, "MaxReps caps MinTime")
+	const ms = time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		cost    time.Duration // of one run
+		minTime time.Duration // over 2 rounds
+		maxReps int
+		want    int // runs in all
+	}{
+		{"runs fill each round's slice", 5 * ms, 40 * ms, 100, 8},
+		{"the last run of a round may overshoot", 7 * ms, 40 * ms, 100, 6},
+		{"a slow case runs once a round", 30 * ms, 40 * ms, 100, 2},
+		{"no MinTime: once a round", 5 * ms, 0, 100, 2},
+		{"MaxReps caps MinTime", 5 * ms, time.Hour, 4, 4},
+		{"but every round runs once", 5 * ms, time.Hour, 1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := &fakeClock{}
+			tr := &counting{clock: clk, cost: tc.cost}
+			o := runner.WithClock(runner.Options{Reps: 2, MinTime: tc.minTime, MaxReps: tc.maxReps}, clk.now)
+			rs, err := runner.Run(context.Background(), []runner.Case{testCase(tr, 1)}, o)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, tr.runs)
+			assert.Len(t, rs[0].Samples, tc.want, "every run is recorded")
+		})
+	}
 }
 
 func TestErrorNamesTheCase(t *testing.T) {
@@ -209,20 +252,27 @@ func TestProgressTerminal(t *testing.T) {
 }
 
 func TestTime(t *testing.T) {
-	s := runner.Time(func() {
-		deadline := time.Now().Add(20 * time.Millisecond)
-		for time.Now().Before(deadline) {
-		}
-	})
-	assert.GreaterOrEqual(t, s.Wall, 20*time.Millisecond)
-	assert.Greater(t, s.CPU, 10*time.Millisecond, "a spinning loop burns CPU")
+	clk := &fakeClock{read: 100 * time.Nanosecond}
+	s := runner.TimeOn(clk.now, clk.cpuTime, func() { clk.spend(20*time.Millisecond, 35*time.Millisecond) })
+	// The CPU readings enclose the clock readings: the wall time takes in
+	// the cost of one reading, the CPU time that of three.
+	assert.Equal(t, 20*time.Millisecond+100*time.Nanosecond, s.Wall)
+	assert.Equal(t, 35*time.Millisecond+300*time.Nanosecond, s.CPU)
+}
 
+func TestTimeReadsTheRealClocks(t *testing.T) {
 	var sink []*int
-	s = runner.Time(func() {
+	s := runner.Time(func() {
+		// Spin until both clocks have moved: waiting on that, rather than
+		// for a duration, makes the spans below positive on any machine.
+		for w0, c0 := time.Now(), bench.CPUTime(); !time.Now().After(w0) || bench.CPUTime() == c0; {
+		}
 		for i := range 100 {
 			sink = append(sink, &i)
 		}
 	})
+	assert.Positive(t, s.Wall)
+	assert.Positive(t, s.CPU)
 	assert.GreaterOrEqual(t, s.Allocs, uint64(100))
 	_ = sink
 }
