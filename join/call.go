@@ -5,8 +5,9 @@ import "github.com/weftrt/weft/scheduler"
 // Call computes f(w, x) and f(w, y), possibly in parallel, and returns
 // both results. It is Join for hot recursive kernels: the arguments and
 // results travel by value in a pooled frame, so when f is a function that
-// captures nothing (a top-level function), Call allocates nothing at all
-// in steady state.
+// captures nothing (a top-level function), Call allocates nothing at all,
+// and a call whose second half nobody takes costs a few plain stores and
+// loads on top of the two calls of f.
 //
 //	func fib(w *scheduler.Worker, n int) int {
 //		if n < 2 {
@@ -24,20 +25,32 @@ func Call[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T)
 	if w == nil {
 		panic(errNilWorker)
 	}
-	fr := valueFrameAt[T, R](w)
-	fr.f, fr.arg = f, y
-	w.Push(&fr.job)
-	done := false
-	defer fr.onPanic(w, &done, fr.run)
-	rx = f(w, x)
-	if fr.reclaim(w) {
-		fr.result = f(w, y)
+	// The frame cached for this depth (written out here: Go does not
+	// inline a generic helper that asserts a generic type).
+	fr, ok := w.EnterFrame().(*valueFrame[T, R])
+	if !ok {
+		fr = newValueFrame[T, R](w)
 	}
-	ry, pb := fr.result, fr.panic
-	fr.clear()
-	w.LeaveFrame()
-	done = true
-	scheduler.Repanic(pb)
+	fr.f, fr.arg = f, y
+	w.Fork(&fr.fork)
+	defer func() {
+		// Nothing to do unless a half is panicking (see half.unwind); the
+		// deferred function must call recover itself to stop the panic.
+		if fr.fork.InUse() {
+			p := fr.unwind(w, recover(), fr.run)
+			fr.leave(w)
+			panic(p)
+		}
+	}()
+	rx = f(w, x)
+	if w.Reclaim(&fr.fork) {
+		ry = f(w, y)
+		fr.leave(w)
+		return rx, ry
+	}
+	ry, p := fr.result, fr.panic
+	fr.leave(w)
+	scheduler.Repanic(p)
 	return rx, ry
 }
 
@@ -46,7 +59,7 @@ type valueFrame[T, R any] struct {
 	half
 	f      func(*scheduler.Worker, T) R
 	arg    T
-	result R // written before latch is set
+	result R // written by a thief before fork.Done
 }
 
 // run computes the second call into the frame.
@@ -57,24 +70,24 @@ func (fr *valueFrame[T, R]) run(w *scheduler.Worker) {
 // RunJob runs the second call on a thief.
 func (fr *valueFrame[T, R]) RunJob(w *scheduler.Worker) {
 	fr.panic = scheduler.CatchWorker(fr.run, w)
-	fr.latch.Set() // the owner may reuse fr from here on
+	fr.fork.Done() // the owner may reuse fr from here on
 }
 
-// clear drops the frame's references so the GC can collect them.
-func (fr *valueFrame[T, R]) clear() {
+// leave ends the join: it drops the frame's references so that the GC can
+// collect what they point to, and frees the frame for the next join at
+// this depth.
+func (fr *valueFrame[T, R]) leave(w *scheduler.Worker) {
 	var zt T
 	var zr R
-	fr.arg, fr.result, fr.f = zt, zr, nil
+	fr.f, fr.arg, fr.result, fr.panic = nil, zt, zr, nil
+	w.Unfork(&fr.fork)
 }
 
-func valueFrameAt[T, R any](w *scheduler.Worker) *valueFrame[T, R] {
-	fr, ok := w.EnterFrame().(*valueFrame[T, R])
-	if !ok {
-		fr = &valueFrame[T, R]{}
-		fr.init(w, fr)
-		w.CacheFrame(fr)
-		return fr
-	}
-	fr.reuse()
+// newValueFrame makes the frame of the current depth, the first time a
+// Call reaches it (or when it last held another kind of frame).
+func newValueFrame[T, R any](w *scheduler.Worker) *valueFrame[T, R] {
+	fr := &valueFrame[T, R]{}
+	fr.fork.Init(w, fr)
+	w.CacheFrame(fr, &fr.fork)
 	return fr
 }

@@ -3,9 +3,16 @@ package join
 import "github.com/weftrt/weft/scheduler"
 
 // Join runs a and b, possibly in parallel, and returns when both have
-// returned. Each receives the worker that runs it. Join offers b to
-// thieves, runs a itself, and runs b too if nobody took it; while a thief
-// runs b, Join runs other jobs or sleeps.
+// returned. Each receives the worker that runs it. Join runs a at once and
+// keeps b as a private fork of the worker: if no other worker needs work
+// by the time a returns, Join simply calls b. Otherwise a heartbeat has
+// offered b to thieves; Join runs b itself if nobody took it yet, or runs
+// other jobs (or sleeps) until the thief that took it is done.
+//
+// a never escapes, but b may run on another worker, so Go allocates b
+// (and any variable it assigns) on the heap: about two small allocations
+// per Join. For hot recursions use Call, which passes arguments and
+// results by value and allocates nothing.
 //
 // If a or b panics, Join re-raises the panic after both have finished, as
 // a *scheduler.Panic with the original value and the stack where it
@@ -22,18 +29,23 @@ func Join(w *scheduler.Worker, a, b func(*scheduler.Worker)) {
 	}
 	f := closureFrameAt(w)
 	f.b = b
-	w.Push(&f.job)
-	done := false
-	defer f.onPanic(w, &done, b)
+	w.Fork(&f.fork)
+	defer func() {
+		if f.fork.InUse() { // a half is panicking: see half.unwind
+			p := f.unwind(w, recover(), f.b)
+			f.leave(w)
+			panic(p)
+		}
+	}()
 	a(w)
-	if f.reclaim(w) {
+	if w.Reclaim(&f.fork) {
 		b(w)
+		f.leave(w)
+		return
 	}
-	pb := f.panic
-	f.b = nil // let the closure be collected
-	w.LeaveFrame()
-	done = true
-	scheduler.Repanic(pb)
+	p := f.panic
+	f.leave(w)
+	scheduler.Repanic(p)
 }
 
 // closureFrame is Join's job record for b.
@@ -45,17 +57,27 @@ type closureFrame struct {
 // RunJob runs b on a thief.
 func (f *closureFrame) RunJob(w *scheduler.Worker) {
 	f.panic = scheduler.CatchWorker(f.b, w)
-	f.latch.Set() // the owner may reuse f from here on
+	f.fork.Done() // the owner may reuse f from here on
 }
 
+// leave ends the join, dropping b (and what it captured) so the GC can
+// collect it, and frees the frame for the next join at this depth.
+func (f *closureFrame) leave(w *scheduler.Worker) {
+	f.b, f.panic = nil, nil
+	w.Unfork(&f.fork)
+}
+
+// closureFrameAt is valueFrameAt for Join's frames.
 func closureFrameAt(w *scheduler.Worker) *closureFrame {
-	f, ok := w.EnterFrame().(*closureFrame)
-	if !ok {
-		f = &closureFrame{}
-		f.init(w, f)
-		w.CacheFrame(f)
+	if f, ok := w.EnterFrame().(*closureFrame); ok {
 		return f
 	}
-	f.reuse()
+	return newClosureFrame(w)
+}
+
+func newClosureFrame(w *scheduler.Worker) *closureFrame {
+	f := &closureFrame{}
+	f.fork.Init(w, f)
+	w.CacheFrame(f, &f.fork)
 	return f
 }

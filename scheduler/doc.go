@@ -12,6 +12,22 @@
 // it is sleepy, one more search, then a block on its own condition
 // variable. An idle pool burns no CPU. No goroutine is created per task.
 //
+// # Forks
+//
+// A fork (the second half of a join) starts private to its worker: the
+// worker records it in its frame stack with plain stores, and if nobody
+// needs work by the time the first half returns, the worker calls the
+// second half itself. Nothing another goroutine can see is touched, which
+// is why a join costs a few nanoseconds. Every so many forks (an adaptive
+// count, so about every few microseconds whatever the grain) a worker
+// checks its heartbeat: if another worker is searching for work, or is
+// asleep and a heartbeat interval (WithHeartbeat) has passed since this
+// worker last published, it publishes its oldest private fork by pushing
+// it on its deque, where thieves find it and the sleep protocol wakes a
+// sleeper if one is needed. A worker that must wait publishes all of its
+// private forks first. docs/forks.md explains the design and why it
+// cannot lose or duplicate a fork; docs/models/forks.pml checks it.
+//
 // Every wait in the pool is a wait on a latch (package latch): a worker
 // waiting for a stolen job runs other jobs until the job's latch is set,
 // sleeps through the latch protocol when there are none, and is woken by
@@ -25,8 +41,8 @@
 // detached task; Broadcast runs a function once on every worker. These
 // are for goroutines outside the pool. Inside, tasks receive the *Worker
 // that runs them and fork through the join and scope packages, which use
-// the low-level job API here (Job, Runner, Worker.Push, Pop, WaitUntil,
-// EnterFrame).
+// the low-level job API here (Job, Runner, Fork, Worker.Push, Pop,
+// WaitUntil, EnterFrame, Fork, Reclaim, Unfork).
 //
 // # Admission
 //

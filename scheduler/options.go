@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"runtime"
+	"time"
 
 	"github.com/weftrt/weft/sleep"
 	"github.com/weftrt/weft/slots"
@@ -11,7 +12,8 @@ import (
 type Option func(*config)
 
 type config struct {
-	workers      int // 0: runtime.GOMAXPROCS(0)
+	workers      int
+	workersSet   bool // an explicit 0 is an error, not "the default"
 	name         string
 	onStart      func(worker int)
 	onExit       func(worker int)
@@ -19,18 +21,14 @@ type config struct {
 	sleep        sleep.Tunables
 	supplier     slots.Supplier
 	trackerOpts  []slots.TrackerOption
+	heartbeat    time.Duration
 }
 
 // WithWorkers sets the number of worker goroutines. The default is
 // runtime.GOMAXPROCS(0). New fails with ErrWorkers for n <= 0 or more
 // than sleep.MaxWorkers.
 func WithWorkers(n int) Option {
-	return func(c *config) {
-		c.workers = n
-		if n == 0 {
-			c.workers = -1 // an explicit 0 is an error, not "the default"
-		}
-	}
+	return func(c *config) { c.workers, c.workersSet = n, true }
 }
 
 // WithName sets the name that labels the pool's worker goroutines in
@@ -66,6 +64,19 @@ func WithSleep(t sleep.Tunables) Option {
 	return func(c *config) { c.sleep = t }
 }
 
+// WithHeartbeat sets how often a busy worker may publish one of its
+// private forks to wake a sleeping worker; the default is
+// DefaultHeartbeat. A fork stays private to its worker (and costs a few
+// nanoseconds) until a heartbeat check finds another worker idle: if that
+// worker is awake and searching, the oldest private fork is published at
+// once; if it sleeps, at most once per interval. Shorter intervals spread
+// fine-grained work to sleeping workers sooner, at the price of more
+// wake-ups for pieces that may turn out too small to share. New fails
+// with ErrHeartbeat for d <= 0.
+func WithHeartbeat(d time.Duration) Option {
+	return func(c *config) { c.heartbeat = d }
+}
+
 // WithSupplier sets the slot supplier that admits every task entering the
 // pool from outside (Run, Spawn, TrySpawn, Broadcast): Run and Spawn
 // reserve a slot first (waiting, within their context, for one to be
@@ -78,11 +89,11 @@ func WithSupplier(s slots.Supplier, opts ...slots.TrackerOption) Option {
 }
 
 func newConfig(opts []Option) config {
-	c := config{name: "weft"}
+	c := config{name: "weft", heartbeat: DefaultHeartbeat}
 	for _, o := range opts {
 		o(&c)
 	}
-	if c.workers == 0 {
+	if !c.workersSet {
 		c.workers = runtime.GOMAXPROCS(0)
 	}
 	if c.supplier == nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/weftrt/weft/deque"
 	"github.com/weftrt/weft/sleep"
@@ -17,6 +18,10 @@ var ErrClosed = errors.New("weft/scheduler: pool closed")
 
 // ErrWorkers is returned by New for a worker count it cannot run.
 var ErrWorkers = errors.New("weft/scheduler: invalid worker count")
+
+// ErrHeartbeat is returned by New for a heartbeat interval that is not
+// positive.
+var ErrHeartbeat = errors.New("weft/scheduler: invalid heartbeat interval")
 
 // Pool is a fixed set of worker goroutines that run fork-join work. Each
 // worker owns a deque; idle workers steal from each other and take jobs
@@ -48,6 +53,9 @@ type Pool struct {
 	termOnce    sync.Once
 	exited      sync.WaitGroup // one count per worker goroutine
 	injectCount atomic.Uint64  // jobs pushed onto the injector, for Stats
+
+	epoch     time.Time // Pool.now counts from here; written once by New
+	heartbeat int64     // cfg.heartbeat in nanoseconds, for the fork path
 }
 
 // New starts a pool. With no options it has runtime.GOMAXPROCS(0) workers.
@@ -56,11 +64,15 @@ func New(opts ...Option) (*Pool, error) {
 	if cfg.workers <= 0 || cfg.workers > sleep.MaxWorkers {
 		return nil, fmt.Errorf("%w: %d (want 1..%d)", ErrWorkers, cfg.workers, sleep.MaxWorkers)
 	}
+	if cfg.heartbeat <= 0 {
+		return nil, fmt.Errorf("%w: %v (want > 0)", ErrHeartbeat, cfg.heartbeat)
+	}
 	sl, err := sleep.New(cfg.workers, cfg.sleep)
 	if err != nil {
 		return nil, err
 	}
-	p := &Pool{cfg: cfg, sleep: sl, drained: make(chan struct{})}
+	p := &Pool{cfg: cfg, sleep: sl, drained: make(chan struct{}),
+		epoch: time.Now(), heartbeat: int64(cfg.heartbeat)}
 	p.door = door{tracker: slots.NewTracker(cfg.supplier, cfg.trackerOpts...), kind: cfg.name}
 	p.workers = make([]*Worker, cfg.workers)
 	for i := range p.workers {

@@ -225,3 +225,19 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(100 * time.Microsecond)
 	}
 }
+
+// TestOptionErrorsNameTheValue: a bad option fails New with its sentinel
+// and the value the caller gave, not a stand-in.
+func TestOptionErrorsNameTheValue(t *testing.T) {
+	_, err := scheduler.New(scheduler.WithWorkers(0))
+	assert.ErrorIs(t, err, scheduler.ErrWorkers)
+	assert.Contains(t, err.Error(), ": 0 (want")
+	for _, d := range []time.Duration{0, -time.Millisecond} {
+		_, err := scheduler.New(scheduler.WithHeartbeat(d))
+		assert.ErrorIs(t, err, scheduler.ErrHeartbeat, "d=%v", d)
+		assert.Contains(t, err.Error(), d.String(), "d=%v", d)
+	}
+	p, err := scheduler.New(scheduler.WithHeartbeat(time.Microsecond))
+	require.NoError(t, err)
+	p.Close()
+}

@@ -10,10 +10,14 @@ type Stats struct {
 	Workers  int    // worker goroutines
 	Executed uint64 // jobs a worker took from a queue and ran (not counting a join's second half that its own worker popped back)
 	Steals   uint64 // jobs taken from another worker's deque
-	Injected uint64 // jobs that entered from outside (Run, Spawn)
-	Sleeps   uint64 // times a worker blocked for lack of work
-	Wakeups  uint64 // times a blocked worker was woken
-	Pending  int64  // outside tasks accepted and not yet finished
+	// Published counts forks that a heartbeat moved from a worker's
+	// private stack to its deque, where thieves can take them; the other
+	// forks cost no shared-memory operation at all.
+	Published uint64
+	Injected  uint64 // jobs that entered from outside (Run, Spawn)
+	Sleeps    uint64 // times a worker blocked for lack of work
+	Wakeups   uint64 // times a blocked worker was woken
+	Pending   int64  // outside tasks accepted and not yet finished
 	// Slots are the admission figures of the pool's slot tracker: slots
 	// in use, reserved but not yet used, available (when bounded),
 	// refusals (TrySpawn found no slot).
@@ -31,6 +35,7 @@ func (p *Pool) Stats() Stats {
 	for _, w := range p.workers {
 		s.Executed += w.executed.Load()
 		s.Steals += w.steals.Load()
+		s.Published += w.published.Load()
 		ws := p.sleep.WorkerStats(w.index)
 		s.Sleeps += ws.Sleeps
 		s.Wakeups += ws.Wakeups

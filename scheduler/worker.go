@@ -25,19 +25,33 @@ type Worker struct {
 	rng   uint32              // owner-only xorshift state for victim choice
 
 	// frames holds one reusable frame per nesting depth of fork-join
-	// calls on this worker (see Frame). Owner-only.
-	frames []any
+	// calls on this worker (see EnterFrame); depth is how many are in
+	// use. Owner-only, like everything up to the counters below.
+	frames []frameSlot
 	depth  int
+	// oldest is where the heartbeat's scan for a private fork starts: no
+	// frame below it holds one (see fork.go).
+	oldest int
+	// beat counts forks down to the next heartbeat check; every is the
+	// adaptive budget it restarts from (see heartbeat.go). lastCheck and
+	// lastPublish are Pool.now readings.
+	beat        int32
+	every       int32
+	lastCheck   int64
+	lastPublish int64
 
 	// Counters written only by this worker (uncontended atomic adds) and
 	// summed by Pool.Stats.
 	executed atomic.Uint64
 	steals   atomic.Uint64
 	taken    atomic.Uint64 // jobs taken from the injector
+	// published counts forks a heartbeat moved to the deque. Only the
+	// owner adds (rarely: one publication per heartbeat at most).
+	published atomic.Uint64
 }
 
 func newWorker(p *Pool, i int) *Worker {
-	w := &Worker{pool: p, index: i, rng: uint32(i)*2654435761 + 1}
+	w := &Worker{pool: p, index: i, rng: uint32(i)*2654435761 + 1, beat: 1, every: 1}
 	w.term.Init(p.sleep, i)
 	return w
 }
@@ -94,14 +108,22 @@ func (w *Worker) Pop() *Job {
 // Execute runs j on w, counting it as a job taken from a queue.
 func (w *Worker) Execute(j *Job) {
 	w.executed.Add(1)
+	// A job taken from a queue may be the root of a recursion while other
+	// workers wait: let its first fork check the heartbeat at once.
+	w.beat = 1
 	j.run(w)
 }
 
 // WaitUntil runs other jobs (its own, stolen, injected) until l is set,
 // and sleeps through the latch protocol when there are none. l must be
 // owned by w.
+//
+// A waiting worker cannot run its own private forks, so WaitUntil first
+// publishes them all (see publishAll); a waiting worker never holds back
+// work another worker could do.
 func (w *Worker) WaitUntil(l *latch.Owned) {
 	if !l.Probe() {
+		w.publishAll()
 		w.waitUntilCold(l.Core())
 	}
 }
@@ -194,29 +216,6 @@ func (w *Worker) random() uint32 {
 	w.rng = x
 	return x
 }
-
-// EnterFrame enters the next nesting depth of fork-join calls on w and
-// returns the frame cached for that depth by CacheFrame, or nil. Every
-// EnterFrame must be paired with a LeaveFrame. Fork-join calls on one
-// worker nest like a stack (a worker runs other jobs only inside a wait,
-// on top of the waiting frame), so the frame cached at a depth is free
-// whenever that depth is entered again. Join keeps its job records here,
-// which is why a join allocates nothing of its own in steady state.
-func (w *Worker) EnterFrame() any {
-	if w.depth == len(w.frames) {
-		w.frames = append(w.frames, nil)
-	}
-	f := w.frames[w.depth]
-	w.depth++
-	return f
-}
-
-// CacheFrame keeps f as the frame of the current depth, for the next
-// EnterFrame that reaches this depth.
-func (w *Worker) CacheFrame(f any) { w.frames[w.depth-1] = f }
-
-// LeaveFrame leaves the depth the matching Frame call entered.
-func (w *Worker) LeaveFrame() { w.depth-- }
 
 // Sleep returns the pool's sleep state, the latch.Waker for latches that
 // workers of this pool own.

@@ -23,6 +23,9 @@ DEADLOCK='invalid end state'                 # a process stuck outside an end la
 ASSERT='assertion violated'                  # any assertion
 STRANDED='assertion violated .*inj==0'       # the Watchdog: a job left with everyone asleep
 SETFINAL='assertion violated 0'              # latch.pml's SetIsFinal monitor
+RUNTWICE='assertion violated \(ran\[i\]==0\)'   # forks.pml (a): a half ran twice
+EARLYREAD='assertion violated result\[i\]'      # forks.pml (b): result read before written
+FOREIGNPOP='assertion violated \(x==i\)'        # forks.pml (c): pop found another fork
 
 # run MODEL VARIANT MODE EXPECT [spin -D flags...]
 #   MODE:   safety (exhaustive, deadlocks + assertions)
@@ -95,6 +98,16 @@ run sleep MUTANT_NO_FINAL_SEARCH      safety "$STRANDED" -DMUTANT_NO_FINAL_SEARC
 run sleep MUTANT_PUSH_BEFORE_JOB      safety "$STRANDED" -DMUTANT_PUSH_BEFORE_JOB
 run sleep MUTANT_REGISTER_BEFORE_LOCK safety "$STRANDED" -DMUTANT_REGISTER_BEFORE_LOCK
 run sleep MUTANT_IDLE_COUNTS_SLEEPERS safety "$STRANDED" -DMUTANT_IDLE_COUNTS_SLEEPERS
+
+# --- forks.pml ------------------------------------------------------------
+run forks correct   safety ok
+run forks no-cycles cycles ok
+run forks MUTANT_RECLAIM_AS_PRIVATE  safety "$FOREIGNPOP|$RUNTWICE" -DMUTANT_RECLAIM_AS_PRIVATE
+run forks MUTANT_PUBLISH_KEEPS_STATE safety "$RUNTWICE"   -DMUTANT_PUBLISH_KEEPS_STATE
+run forks MUTANT_EMPTY_POP_INLINE    safety "$RUNTWICE"   -DMUTANT_EMPTY_POP_INLINE
+run forks MUTANT_LATCH_BEFORE_RESULT safety "$EARLYREAD"  -DMUTANT_LATCH_BEFORE_RESULT
+run forks MUTANT_PUBLISH_NEWEST      safety "$FOREIGNPOP" -DMUTANT_PUBLISH_NEWEST
+run forks MUTANT_POP_LAST_NO_CAS     safety "$RUNTWICE"   -DMUTANT_POP_LAST_NO_CAS
 
 echo "spin: $passed passed, $failed failed"
 ((failed == 0))
