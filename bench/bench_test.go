@@ -2,7 +2,10 @@ package bench_test
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -119,4 +122,55 @@ func BenchmarkSort(b *testing.B) {
 		})
 		b.Run("goroutines", func(b *testing.B) { sortBench(b, bench.SortGoroutines) })
 	})
+}
+
+// BenchmarkTreeSum sums a complete binary tree of pointer nodes, forking
+// at every inner node (goroutines: down to bench.TreeSumGoroutineDepth
+// only). ns/node is the wall time per node.
+func BenchmarkTreeSum(b *testing.B) {
+	for _, layers := range []int{20, 24} {
+		b.Run(fmt.Sprintf("layers-%d", layers), func(b *testing.B) {
+			// Built by the first sub-benchmark that runs, outside its
+			// timer, and dropped with this function: a 24-layer tree
+			// holds 400 MB that the benchmarks after this one should not
+			// have to scan.
+			root := sync.OnceValue(func() *bench.TreeSumNode {
+				root := bench.NewTreeSum(layers)
+				runtime.GC() // start the timed runs on a collected heap
+				return root
+			})
+			want := bench.TreeSumWant(layers)
+			nodes := float64(bench.TreeSumNodes(layers))
+			check := func(b *testing.B, got int64) {
+				if got != want {
+					b.Fatalf("got %d, want %d", got, want)
+				}
+			}
+			perNode := func(b *testing.B, body func(root *bench.TreeSumNode)) {
+				root := root()
+				measure(b, func() { body(root) })
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/nodes, "ns/node")
+			}
+			b.Run("sequential", func(b *testing.B) {
+				perNode(b, func(root *bench.TreeSumNode) { check(b, bench.TreeSumSeq(root)) })
+			})
+			b.Run("goroutines", func(b *testing.B) {
+				perNode(b, func(root *bench.TreeSumNode) {
+					check(b, bench.TreeSumGoroutines(root, bench.TreeSumGoroutineDepth))
+				})
+			})
+			b.Run("weft-values", func(b *testing.B) {
+				p := newPool(b)
+				perNode(b, func(root *bench.TreeSumNode) {
+					onPool(b, p, func(w *scheduler.Worker) { check(b, bench.TreeSumValues(w, root)) })
+				})
+			})
+			b.Run("weft", func(b *testing.B) {
+				p := newPool(b)
+				perNode(b, func(root *bench.TreeSumNode) {
+					onPool(b, p, func(w *scheduler.Worker) { check(b, bench.TreeSumJoin(w, root)) })
+				})
+			})
+		})
+	}
 }

@@ -11,12 +11,19 @@
 // (FibSeq, TreeSeq) are written out by hand. Every form of a workload
 // computes the same result, so callers can check it.
 //
+// The tree-sum workload (NewTreeSum) is Spice's benchmark: a complete
+// binary tree of pointer nodes summed with a fork at every inner node.
+// Its forms are written out by hand too: TreeSumSeq, TreeSumValues
+// (join.Call), TreeSumJoin (join.Join), TreeSumGoroutines, and
+// TreeSumFork for any Forker.
+//
 // The benchmarks in this package (go test -bench . ./bench) have stable
 // names so that results compare across changes with benchstat:
 //
 //	BenchmarkFib/full-30/{sequential,weft,weft-values,goroutines}
 //	BenchmarkFib/cutoff-35/{sequential,weft,goroutines}
 //	BenchmarkSort/10M/{slices,weft,goroutines}
+//	BenchmarkTreeSum/{layers-20,layers-24}/{sequential,goroutines,weft-values,weft}
 //	BenchmarkIdle/{no-pool,weft}
 //	BenchmarkTick/{goroutine,weft}
 //	BenchmarkWake/{goroutine,weft}
@@ -24,4 +31,5 @@
 // Besides ns/op and allocs/op they report cpu-ns/op, the process CPU time
 // (user + system, from getrusage) per operation: on a machine with idle
 // cores, wall time alone hides what a spinning scheduler costs.
+// BenchmarkTreeSum reports ns/node too, the figure Spice and chili quote.
 package bench

@@ -24,8 +24,14 @@ func forkers(w *scheduler.Worker) map[string]bench.Forker {
 // onWorker runs f on a worker of a fresh pool of two.
 func onWorker(t *testing.T, f func(w *scheduler.Worker)) {
 	t.Helper()
+	onWorkers(t, 2, f)
+}
+
+// onWorkers runs f on a worker of a fresh pool of n.
+func onWorkers(t *testing.T, n int, f func(w *scheduler.Worker)) {
+	t.Helper()
 	defer goleak.VerifyNone(t)
-	p, err := scheduler.New(scheduler.WithWorkers(2))
+	p, err := scheduler.New(scheduler.WithWorkers(n))
 	require.NoError(t, err)
 	defer p.Close()
 	require.NoError(t, p.Run(context.Background(), f))
@@ -75,4 +81,33 @@ func TestEveryForkerWalksTheTree(t *testing.T) {
 	})
 	assert.NotEqual(t, want, bench.TreeSeq(bench.NewTree(20_001, 8)), "one more node changes the sum")
 	assert.Zero(t, bench.TreeSeq(bench.NewTree(0, 8)))
+}
+
+func TestEveryFormSumsTheTree(t *testing.T) {
+	const layers = 12
+	root := bench.NewTreeSum(layers)
+	want := bench.TreeSumWant(layers)
+	require.Equal(t, want, bench.TreeSumSeq(root))
+	assert.Equal(t, want, bench.TreeSumGoroutines(root, bench.TreeSumGoroutineDepth))
+	assert.Equal(t, want, bench.TreeSumGoroutines(root, layers), "a goroutine at every inner node")
+	assert.Equal(t, want, bench.TreeSumFork(bench.Inline{}, root, layers))
+	for _, workers := range []int{1, 2, 4} {
+		onWorkers(t, workers, func(w *scheduler.Worker) {
+			assert.Equal(t, want, bench.TreeSumValues(w, root), "values, %d workers", workers)
+			assert.Equal(t, want, bench.TreeSumJoin(w, root), "join, %d workers", workers)
+			for name, f := range forkers(w) {
+				assert.Equal(t, want, bench.TreeSumFork(f, root, layers), "%s, %d workers", name, workers)
+			}
+		})
+	}
+}
+
+func TestTreeSumValuesAreBreadthFirstPositions(t *testing.T) {
+	root := bench.NewTreeSum(3)
+	assert.Equal(t, []int64{1, 2, 4, 5, 3, 6, 7},
+		[]int64{root.Val, root.Left.Val, root.Left.Left.Val, root.Left.Right.Val, root.Right.Val, root.Right.Left.Val, root.Right.Right.Val})
+	assert.Nil(t, root.Left.Left.Left, "three layers")
+	assert.Equal(t, int64(1), bench.TreeSumSeq(bench.NewTreeSum(1)))
+	assert.Equal(t, int64(28), bench.TreeSumWant(3))
+	assert.Panics(t, func() { bench.NewTreeSum(0) })
 }

@@ -45,7 +45,7 @@ func Call[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T)
 	rx = f(w, x)
 	if w.Reclaim(&fr.fork) {
 		ry = f(w, y)
-		fr.leave(w)
+		fr.leaveInline(w)
 		return rx, ry
 	}
 	ry, p := fr.result, fr.panic
@@ -76,6 +76,14 @@ func (fr *valueFrame[T, R]) RunJob(w *scheduler.Worker) {
 // leave ends the join: it drops the frame's references so that the GC can
 // collect what they point to, and frees the frame for the next join at
 // this depth.
+// leaveInline is leave for a join that ran its second half inline: no
+// thief wrote result or panic, so only the arguments need dropping.
+func (fr *valueFrame[T, R]) leaveInline(w *scheduler.Worker) {
+	var zt T
+	fr.f, fr.arg = nil, zt
+	w.Unfork(&fr.fork)
+}
+
 func (fr *valueFrame[T, R]) leave(w *scheduler.Worker) {
 	var zt T
 	var zr R

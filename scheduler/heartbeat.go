@@ -5,22 +5,27 @@ import "time"
 // DefaultHeartbeat is the default for WithHeartbeat.
 const DefaultHeartbeat = 100 * time.Microsecond
 
-// The heartbeat check is Fork's slow path. It reads the clock, so it must
-// not run on every fork: a fine-grained recursion forks every few
-// nanoseconds and a clock read costs about twenty. Each worker therefore
-// counts forks down from an adaptive budget (every) and checks when the
-// count runs out, doubling the budget while checks come sooner than
-// checkPeriod and halving it while they come later. Fine-grained work
-// settles at one check per several hundred forks (well under a
-// nanosecond per fork); coarse work (a fork every few microseconds)
-// checks at every fork, which costs nothing next to its grain.
+// The heartbeat check is Fork's slow path. It must not run on every fork:
+// a fine-grained recursion forks every few nanoseconds. Each worker
+// therefore counts forks down from an adaptive budget (every) and checks
+// when the count runs out, doubling the budget while checks come sooner
+// than checkPeriod and halving it while they come later. A check loads the
+// sleep counters (one atomic load of a word that changes only when a
+// worker goes idle, sleeps or wakes); only every clockEvery-th check also
+// reads the clock (about 20 ns), to adapt the budget and to time the
+// heartbeat interval. Fine-grained work settles at one check per hundred
+// or so forks (a fraction of a nanosecond per fork); coarse work (a fork
+// every few microseconds) checks at every fork, which costs nothing next
+// to its grain.
 const (
-	// checkPeriod is the target time between two heartbeat checks of a
-	// busy worker: short enough that a worker searching for work (which
-	// gives up and sleeps after a few microseconds) is usually served
-	// before it sleeps, long enough that the check's cost stays far below
-	// 1% of the work.
-	checkPeriod = 4 * time.Microsecond
+	// checkPeriod is the target time between two checks of a busy
+	// worker. A worker that runs out of work searches for a few
+	// microseconds before it sleeps; checking several times in that
+	// window serves it before it sleeps, and a sleeping worker costs a
+	// wake-up (tens of microseconds) to bring back.
+	checkPeriod = 500 * time.Nanosecond
+	// clockEvery is how many checks share one clock read.
+	clockEvery = 8
 	// maxEvery caps the budget, so that a worker whose forks suddenly
 	// become coarse notices within a bounded number of forks.
 	maxEvery = 1024
@@ -42,8 +47,11 @@ const (
 // An idle pool runs no heartbeat at all: it is driven by forks, and a
 // worker that does not fork does not check.
 func (w *Worker) heartbeat() {
-	now := w.pool.now()
-	w.adapt(now)
+	w.beat = w.every
+	if w.checks++; w.checks >= clockEvery {
+		w.checks = 0
+		w.adapt(w.pool.now())
+	}
 	if w.oldest >= w.depth {
 		return // no private fork
 	}
@@ -52,7 +60,7 @@ func (w *Worker) heartbeat() {
 	case inactive == 0:
 		return
 	case inactive > sleeping:
-	case now-w.lastPublish >= w.pool.heartbeat:
+	case w.lastCheck-w.lastPublish >= w.pool.heartbeat:
 	default:
 		return
 	}
@@ -60,22 +68,30 @@ func (w *Worker) heartbeat() {
 		return // an earlier publication is still there for the taking
 	}
 	if w.publishOldest() {
-		w.lastPublish = now
+		w.lastPublish = w.lastCheck
 	}
 }
 
-// adapt sets the fork budget until the next check from how long the
-// budget just spent took.
+// adapt sets the fork budget from how long the last clockEvery checks
+// took, and records now as the time of the latest check.
 func (w *Worker) adapt(now int64) {
 	dt := now - w.lastCheck
 	w.lastCheck = now
 	switch {
-	case dt < int64(checkPeriod/2) && w.every < maxEvery:
+	case dt < int64(clockEvery*checkPeriod/2) && w.every < maxEvery:
 		w.every *= 2
-	case dt > int64(2*checkPeriod) && w.every > 1:
+	case dt > int64(2*clockEvery*checkPeriod) && w.every > 1:
 		w.every /= 2
 	}
 	w.beat = w.every
+}
+
+// startJob prepares the heartbeat for a job taken from a queue: it may be
+// the root of a recursion while other workers wait, so its first fork
+// checks at once, and reads the clock.
+func (w *Worker) startJob() {
+	w.beat = 1
+	w.checks = clockEvery - 1
 }
 
 // now returns the time since the pool started, in nanoseconds, on the

@@ -33,10 +33,12 @@ type Worker struct {
 	// frame below it holds one (see fork.go).
 	oldest int
 	// beat counts forks down to the next heartbeat check; every is the
-	// adaptive budget it restarts from (see heartbeat.go). lastCheck and
-	// lastPublish are Pool.now readings.
+	// adaptive budget it restarts from, and checks counts checks up to the
+	// next clock read (see heartbeat.go). lastCheck (the latest clock
+	// read) and lastPublish are Pool.now readings.
 	beat        int32
 	every       int32
+	checks      int32
 	lastCheck   int64
 	lastPublish int64
 
@@ -108,9 +110,7 @@ func (w *Worker) Pop() *Job {
 // Execute runs j on w, counting it as a job taken from a queue.
 func (w *Worker) Execute(j *Job) {
 	w.executed.Add(1)
-	// A job taken from a queue may be the root of a recursion while other
-	// workers wait: let its first fork check the heartbeat at once.
-	w.beat = 1
+	w.startJob()
 	j.run(w)
 }
 

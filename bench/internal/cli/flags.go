@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weftrt/weft/bench"
 	"github.com/weftrt/weft/bench/internal/contender"
 	"github.com/weftrt/weft/bench/internal/suite"
 )
@@ -71,6 +72,8 @@ func (o *options) check() error {
 		return fmt.Errorf("-warmup and -retries must not be negative")
 	case o.noise <= 0 || o.noise > 1:
 		return fmt.Errorf("-noise must be in (0, 1]")
+	case o.sizes.TreeSum < 1 || o.sizes.TreeSum > bench.TreeSumMaxLayers:
+		return fmt.Errorf("-tree-sum must be in [1, %d]", bench.TreeSumMaxLayers)
 	}
 	return nil
 }

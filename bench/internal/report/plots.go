@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/weftrt/weft/bench/internal/result"
 )
@@ -52,13 +53,17 @@ func contenderColors(run *result.Run) map[string]string {
 	return colors
 }
 
+// speedupSuites are the suites whose workloads are computations with a
+// sequential baseline: the ones a speedup describes.
+var speedupSuites = []string{"fork-join", "tree-sum"}
+
 // speedupPanels draws one panel per fork-join workload: each contender's
 // speedup over the sequential baseline against the worker count, or its
 // wall time where the baseline did not run.
 func speedupPanels(run *result.Run, colors map[string]string) []string {
 	var panels []string
 	for _, g := range groups(run) {
-		if g.suite != "fork-join" {
+		if !slices.Contains(speedupSuites, g.suite) {
 			continue
 		}
 		ss, ok := speedupSeries(run, g)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/bench/internal/report"
+	"github.com/weftrt/weft/bench/internal/result"
 )
 
 // panelSeries parses an SVG document, failing on malformed XML, and
@@ -98,4 +99,19 @@ func TestPlotsEscapeNames(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestSpeedupPlotHasTreeSum(t *testing.T) {
+	run := fixture()
+	run.Results = append(run.Results,
+		res("tree-sum", "complete", "sequential", result.Baseline, 1, wallMetrics, 100),
+		res("tree-sum", "complete", "weft", result.Weft, 2, wallMetrics, 50))
+	for _, p := range report.Plots(run) {
+		if p.File == "speedup.svg" {
+			assert.Equal(t, [][]string{{"sequential", "weft", "goroutines"}, {"sequential", "weft"}}, panelSeries(t, p.SVG))
+			assert.Contains(t, p.SVG, "<title>weft ×2: 2x</title>")
+			return
+		}
+	}
+	t.Fatal("no speedup.svg")
 }

@@ -32,6 +32,26 @@ func header(b *strings.Builder, run *result.Run) {
 	fmt.Fprintf(b, "median of %d+ runs after %d warm-up; ± is half the interquartile range; ratios: times better than\n",
 		run.Settings.Reps, run.Settings.Warmup)
 	b.WriteString("sequential (vs seq) and than the best alternative at the same worker count (vs alt); above 1 is better.\n")
+	if hasUnit(run, forkUnit) {
+		b.WriteString("For the fork-join computations vs seq is the speedup, and CPU/fork the CPU time per fork the\n")
+		b.WriteString("contender made (sequential: per fork the weft forms make, so the difference is what a fork costs).\n")
+	}
+}
+
+// forkUnit is the fork-join workloads' CPU per fork, which the header
+// explains: the sequential baseline's figure needs it.
+const forkUnit = "cpu-ns/fork"
+
+// hasUnit reports whether any result of run has a metric in unit.
+func hasUnit(run *result.Run, unit string) bool {
+	for _, r := range run.Results {
+		for _, m := range r.Metrics {
+			if m.Unit == unit {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // group is the results of one workload, in run order.

@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/bench/internal/report"
+	"github.com/weftrt/weft/bench/internal/result"
 )
 
 func table(t *testing.T) string {
@@ -55,4 +57,24 @@ func TestTableHeader(t *testing.T) {
 	for _, w := range []string{"fork-join/fib: fib doc", "efficiency/idle: idle doc", "admission/tasks: tasks doc"} {
 		assert.Contains(t, tab, "\n"+w+"\n")
 	}
+}
+
+func TestTableExplainsCPUPerFork(t *testing.T) {
+	assert.NotContains(t, table(t), "CPU/fork", "no fork-join metric, no explanation")
+	run := fixture()
+	for i := range run.Results {
+		if run.Results[i].Suite == "fork-join" {
+			run.Results[i].Metrics = append(slices.Clone(run.Results[i].Metrics),
+				result.Metric{Unit: "cpu-ns/fork", Label: "CPU/fork", Better: result.Lower, Format: result.Nanos})
+			for j, s := range run.Results[i].Samples {
+				run.Results[i].Samples[j] = append(slices.Clone(s), s[1]/1000)
+			}
+		}
+	}
+	var b strings.Builder
+	require.NoError(t, report.WriteTable(&b, run))
+	tab := b.String()
+	assert.Contains(t, tab, "vs seq is the speedup, and CPU/fork the CPU time per fork")
+	// weft ×1: CPU 220ns (twice its wall time), over a thousand forks.
+	assert.Equal(t, []string{"weft", "1", "110ns", "7.5%", "220ns", "0.22ns", "0.91x"}, line(t, tab, "weft", "1")[:7])
 }

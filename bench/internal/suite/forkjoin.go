@@ -31,11 +31,14 @@ var forkJoin = Suite{
 }
 
 // forkJoinMetrics are the fork-join figures: wall time is the one that
-// ratios compare.
+// ratios compare. CPU/fork is the CPU time over the forks the contender's
+// form made; the sequential baseline's is over the forks the weft forms
+// make, so that a fork's cost reads as the difference.
 var forkJoinMetrics = []result.Metric{
 	{Unit: "ns/op", Label: "wall", Better: result.Lower, Format: result.Nanos},
 	{Unit: "cpu-ns/op", Label: "CPU", Better: result.Lower, Format: result.Nanos},
 	{Unit: "allocs/op", Label: "allocs", Better: result.Lower, Format: result.Count},
+	{Unit: "cpu-ns/fork", Label: "CPU/fork", Better: result.Lower, Format: result.Nanos},
 }
 
 // kernel is a fork-join computation in every form a contender may run.
@@ -46,13 +49,25 @@ type kernel struct {
 	prepare func() // before each run, untimed; may be nil
 	seq     func()
 	fork    func(bench.Forker)
-	values  func(*scheduler.Worker) // nil: no zero-allocation form
-	result  func() uint64
-	want    func() uint64 // computed once, sequentially, on first use
+	values  func(*scheduler.Worker) // nil: no zero-allocation form; forks where fork does
+	// coarse is the form the alternatives run instead of fork, where a
+	// goroutine per fork would bury the workload: it forks only near the
+	// root. nil: they run fork.
+	coarse func(bench.Forker)
+	result func() uint64
+	want   func() uint64 // computed once, sequentially, on first use
+
+	// The forks fork and coarse make, counted once, on first use.
+	forks, coarseForks func() int
 }
 
 func (k *kernel) workload(name, doc string) *workload {
 	k.want = sync.OnceValue(k.want)
+	k.forks = sync.OnceValue(func() int { return countForks(k.prepare, k.fork) })
+	k.coarseForks = k.forks
+	if k.coarse != nil {
+		k.coarseForks = sync.OnceValue(func() int { return countForks(k.prepare, k.coarse) })
+	}
 	return &workload{
 		name: name, doc: doc, metrics: forkJoinMetrics, iters: 1, shared: true,
 		supports: func(c contender.Contender) bool {
@@ -63,11 +78,12 @@ func (k *kernel) workload(name, doc string) *workload {
 }
 
 func (k *kernel) start(c contender.Contender, inst contender.Instance) (func() ([]float64, error), error) {
-	body, err := k.body(c, inst)
+	body, forks, err := k.body(c, inst)
 	if err != nil {
 		return nil, err
 	}
 	return func() ([]float64, error) {
+		perFork := 1 / float64(max(forks(), 1))
 		if k.prepare != nil {
 			k.prepare()
 		}
@@ -79,23 +95,48 @@ func (k *kernel) start(c contender.Contender, inst contender.Instance) (func() (
 		if got, want := k.result(), k.want(); got != want {
 			return nil, fmt.Errorf("wrong result: got %#x, want %#x", got, want)
 		}
-		return []float64{nanos(span.Wall), nanos(span.CPU), float64(span.Allocs)}, nil
+		return []float64{nanos(span.Wall), nanos(span.CPU), float64(span.Allocs), nanos(span.CPU) * perFork}, nil
 	}, nil
 }
 
 // body returns the timed part of a run on c, preferring the plainest form
-// c can run.
-func (k *kernel) body(c contender.Contender, inst contender.Instance) (func() error, error) {
+// c can run, and the count of the forks it makes (the sequential form's
+// are the weft forms').
+func (k *kernel) body(c contender.Contender, inst contender.Instance) (run func() error, forks func() int, err error) {
 	switch {
 	case c.Can(contender.Seq):
-		return func() error { k.seq(); return nil }, nil
+		return func() error { k.seq(); return nil }, k.forks, nil
 	case c.Can(contender.Kernel) && k.values != nil:
 		kr, err := capability[contender.KernelRunner](c, inst)
-		return func() error { return kr.RunKernel(k.values) }, err
-	default:
-		f, err := capability[contender.Forking](c, inst)
-		return func() error { return f.Fork(k.fork) }, err
+		return func() error { return kr.RunKernel(k.values) }, k.forks, err
 	}
+	fork, forks := k.fork, k.forks
+	if c.Role == result.Alternative && k.coarse != nil {
+		fork, forks = k.coarse, k.coarseForks
+	}
+	f, err := capability[contender.Forking](c, inst)
+	return func() error { return f.Fork(fork) }, forks, err
+}
+
+// countForks runs fork sequentially, once, and returns how many forks it
+// made: simpler than a closed form per workload, and for mergesort, whose
+// merges split where the data says, the only way.
+func countForks(prepare func(), fork func(bench.Forker)) int {
+	if prepare != nil {
+		prepare()
+	}
+	var c forkCounter
+	fork(&c)
+	return c.n
+}
+
+// forkCounter is bench.Inline that counts its forks.
+type forkCounter struct{ n int }
+
+func (c *forkCounter) Fork(a, b func(bench.Forker)) {
+	c.n++
+	a(c)
+	b(c)
 }
 
 func fibFull(n int) *kernel {

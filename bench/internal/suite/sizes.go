@@ -16,6 +16,7 @@ type Sizes struct {
 	Sort      int           // mergesort: elements
 	Tree      int           // tree: nodes
 	TreeGrain int           // tree: subtrees of this many nodes or fewer are walked sequentially
+	TreeSum   int           // tree-sum: layers of the complete binary tree
 	Idle      time.Duration // idle: the period one repetition sleeps
 	Ticks     int           // tick: jobs per repetition, one per millisecond
 	Wakes     int           // wake: wakes per repetition, each after WakeGap
@@ -27,7 +28,7 @@ type Sizes struct {
 func DefaultSizes() Sizes {
 	return Sizes{
 		Fib: 25, FibCutoff: 35, Cutoff: 20,
-		Sort: 2_000_000, Tree: 2_000_000, TreeGrain: 256,
+		Sort: 2_000_000, Tree: 2_000_000, TreeGrain: 256, TreeSum: 20,
 		Idle: 300 * time.Millisecond, Ticks: 200, Wakes: 100, WakeGap: 2 * time.Millisecond,
 		Tasks: 200_000,
 	}
@@ -42,10 +43,11 @@ func (s *Sizes) RegisterFlags(fs *flag.FlagSet) []string {
 	fs.IntVar(&s.Sort, "sort", s.Sort, "mergesort: sort `n` random int64s")
 	fs.IntVar(&s.Tree, "tree", s.Tree, "tree: walk an unbalanced tree of `n` nodes")
 	fs.IntVar(&s.TreeGrain, "tree-grain", s.TreeGrain, "tree: walk subtrees of `n` nodes or fewer sequentially")
+	fs.IntVar(&s.TreeSum, "tree-sum", s.TreeSum, "tree-sum: sum a complete binary tree of `n` layers (2^n - 1 nodes)")
 	fs.DurationVar(&s.Idle, "idle", s.Idle, "idle: sleep this `long` per repetition")
 	fs.IntVar(&s.Ticks, "ticks", s.Ticks, "tick: `n` jobs per repetition, one per millisecond")
 	fs.IntVar(&s.Wakes, "wakes", s.Wakes, "wake: `n` wakes per repetition")
 	fs.DurationVar(&s.WakeGap, "wake-gap", s.WakeGap, "wake: pause this `long` before each wake")
 	fs.IntVar(&s.Tasks, "tasks", s.Tasks, "admission: submit `n` tasks per repetition")
-	return []string{"fib", "fib-cutoff", "cutoff", "sort", "tree", "tree-grain", "idle", "ticks", "wakes", "wake-gap", "tasks"}
+	return []string{"fib", "fib-cutoff", "cutoff", "sort", "tree", "tree-grain", "tree-sum", "idle", "ticks", "wakes", "wake-gap", "tasks"}
 }

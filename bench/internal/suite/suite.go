@@ -1,5 +1,5 @@
-// Package suite holds the harness's suites: fork-join, efficiency and
-// admission. A suite is a list of workloads; a workload knows which
+// Package suite holds the harness's suites: fork-join, tree-sum,
+// efficiency and admission. A suite is a list of workloads; a workload knows which
 // contenders can run it and how to measure one repetition on a started
 // contender. Planning a suite turns workloads, contenders and worker
 // counts into runner cases.
@@ -46,7 +46,7 @@ type workload struct {
 
 // All returns the suites in the order they run.
 func All() []Suite {
-	return []Suite{forkJoin, efficiency, admission}
+	return []Suite{forkJoin, treeSum, efficiency, admission}
 }
 
 // Names returns the suites' names.

@@ -18,7 +18,7 @@ import (
 // that the tests run every workload on every contender, also under -race.
 func tiny() suite.Sizes {
 	return suite.Sizes{
-		Fib: 12, FibCutoff: 16, Cutoff: 10, Sort: 200_000 /* above bench's 64Ki sort grain, or no fork happens */, Tree: 3_000, TreeGrain: 16,
+		Fib: 12, FibCutoff: 16, Cutoff: 10, Sort: 200_000 /* above bench's 64Ki sort grain, or no fork happens */, Tree: 3_000, TreeGrain: 16, TreeSum: 8,
 		Idle: time.Millisecond, Ticks: 3, Wakes: 3, WakeGap: 100 * time.Microsecond, Tasks: 500,
 	}
 }
@@ -58,6 +58,7 @@ func TestPlan(t *testing.T) {
 		"fib-cutoff/sequential": 1, "fib-cutoff/weft": 3, "fib-cutoff/weft-values": 3, "fib-cutoff/goroutines": 3, "fib-cutoff/errgroup": 3, "fib-cutoff/semaphore": 3,
 		"mergesort/sequential": 1, "mergesort/weft": 3, "mergesort/goroutines": 3, "mergesort/errgroup": 3, "mergesort/semaphore": 3,
 		"tree/sequential": 1, "tree/weft": 3, "tree/weft-values": 3, "tree/goroutines": 3, "tree/errgroup": 3, "tree/semaphore": 3,
+		"complete/sequential": 1, "complete/weft": 3, "complete/weft-values": 3, "complete/goroutines": 3, "complete/errgroup": 3, "complete/semaphore": 3,
 		"idle/sequential": 3, "idle/weft": 3, // these baselines depend on GOMAXPROCS
 		"tick/sequential": 3, "tick/weft": 3, "tick/goroutines": 3, "tick/weft-fixed": 3,
 		"wake/weft": 3, "wake/goroutines": 3, "wake/weft-fixed": 3,
@@ -132,4 +133,55 @@ func TestLookup(t *testing.T) {
 	assert.Equal(t, []string{"fork-join", "admission"}, suite.Names(ss), "running order, not flag order")
 	_, err = suite.Lookup([]string{"nope"})
 	assert.ErrorContains(t, err, `unknown suite "nope"`)
+}
+
+// countingInstance forks inline and counts the forks.
+type countingInstance struct{ forks *int }
+
+func (countingInstance) Close() {}
+
+func (c countingInstance) Fork(root func(bench.Forker)) error {
+	root(countingForker(c))
+	return nil
+}
+
+type countingForker struct{ forks *int }
+
+func (c countingForker) Fork(a, b func(bench.Forker)) {
+	*c.forks++
+	a(c)
+	b(c)
+}
+
+// TestTreeSumForks checks that weft forks at every inner node and the
+// alternatives only down to bench.TreeSumGoroutineDepth, and that each
+// reports its CPU over its own forks and its wall time over the nodes.
+func TestTreeSumForks(t *testing.T) {
+	const layers = 12
+	sizes := tiny()
+	sizes.TreeSum = layers
+	ss, err := suite.Lookup([]string{"tree-sum"})
+	require.NoError(t, err)
+	for role, want := range map[result.Role]int{
+		result.Weft:        1<<(layers-1) - 1,
+		result.Alternative: 1<<bench.TreeSumGoroutineDepth - 1,
+	} {
+		var forks int
+		counting := contender.Contender{Name: "counting", Role: role, Caps: contender.Fork,
+			Start: func(int) (contender.Instance, error) { return countingInstance{&forks}, nil }}
+		cases := ss[0].Cases(suite.Config{Sizes: sizes, Contenders: []contender.Contender{counting}, Workers: []int{1}})
+		require.Len(t, cases, 1)
+		rs, err := runner.Run(t.Context(), cases, runner.Options{Reps: 1})
+		require.NoError(t, err)
+		assert.Equal(t, want, forks, "%s forks, one repetition", role)
+
+		units := make([]string, len(rs[0].Metrics))
+		for i, m := range rs[0].Metrics {
+			units[i] = m.Unit
+		}
+		require.Equal(t, []string{"ns/node", "ns/op", "cpu-ns/op", "allocs/op", "cpu-ns/fork"}, units)
+		v := rs[0].Samples[0]
+		assert.InEpsilon(t, v[1], v[0]*float64(bench.TreeSumNodes(layers)), 1e-9, "wall per node")
+		assert.InDelta(t, v[2], v[4]*float64(want), 1e-3, "CPU per fork, %s", role)
+	}
 }
