@@ -13,8 +13,8 @@
 //	CAS Unset->Sleepy   (fails: set)       old := Swap(Set)
 //	lock own sleep mutex                   if old == Sleeping:
 //	CAS Sleepy->Sleeping (fails: set)          lock owner's sleep mutex
-//	blocked = true; wait on condvar            if blocked: blocked = false; signal
-//	CAS Sleeping->Unset (fails: set)           unlock
+//	blocked = true; wait on condvar            if blocked: blocked = false
+//	CAS Sleeping->Unset (fails: set)           unlock; signal if it was blocked
 //	unlock
 //
 // No wakeup is lost: the owner reaches Sleeping only while holding its

@@ -3,8 +3,9 @@ package latch
 // Waker wakes a pool worker that sleeps on one of its latches. The sleep
 // package's Sleep implements it; latch never sees the pool itself.
 //
-// WakeWorker must take the worker's sleep mutex before it signals, and must
-// do nothing if the worker is not blocked.
+// WakeWorker must clear the worker's blocked flag under the worker's sleep
+// mutex (it may signal after releasing it), and must do nothing if the
+// worker is not blocked.
 type Waker interface {
 	WakeWorker(index int)
 }

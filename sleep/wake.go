@@ -69,9 +69,15 @@ func (s *Sleep) wake(i int) bool {
 		w.blocked = false
 		w.stats.Wakeups++
 		s.counters.subSleeping()
-		w.cond.Signal()
 	}
 	w.mu.Unlock()
+	// Signal after Unlock, so the woken worker does not go straight from
+	// the condition variable into a wait for the mutex we still hold. It
+	// cannot miss the signal: it registered with cond (inside Wait)
+	// before it released mu, and we cleared blocked only after taking mu.
+	if woke {
+		w.cond.Signal()
+	}
 	return woke
 }
 

@@ -78,6 +78,21 @@ inline cond_signal() {
 	}
 }
 
+/* wake(i) in sleep/wake.go: clear blocked under mu; signal after unlock,
+ * and only if this waker was the one that cleared it */
+inline wake_owner() {
+	lock();
+	if
+	:: blocked -> blocked = false; woke = true
+	:: else -> woke = false
+	fi;
+	unlock();
+	if
+	:: woke -> cond_signal()
+	:: else -> skip
+	fi
+}
+
 /* CAS on the state word: one indivisible step */
 #define CAS(old, new, ok) atomic { if :: state == old -> state = new; ok = true :: else -> ok = false fi }
 
@@ -148,6 +163,7 @@ done:
 active proctype Setter()
 {
 	byte old;
+	bool woke;
 	d_step { old = state; state = SET; was_set = true };   /* Swap */
 #ifdef MUTANT_WAKE_ON_SLEEPY
 	/* BUG: wakes on the wrong state: an owner that is past Sleepy (in or on
@@ -167,12 +183,7 @@ active proctype Setter()
 		:: else -> skip
 		fi
 #else
-		lock();
-		if
-		:: blocked -> blocked = false; cond_signal()
-		:: else -> skip
-		fi;
-		unlock()
+		wake_owner()
 #endif
 	:: else -> skip
 	fi
@@ -182,14 +193,10 @@ active proctype Setter()
 active proctype Waker()
 {
 	byte n = 0;
+	bool woke;
 	do
 	:: n < NWAKES ->
-		lock();
-		if
-		:: blocked -> blocked = false; cond_signal()
-		:: else -> skip
-		fi;
-		unlock();
+		wake_owner();
 		n++
 	:: else -> break
 	od

@@ -109,18 +109,22 @@ inline cond_signal(w) {
 	}
 }
 
-/* wake(i) from wake.go: under i's mutex, clear blocked, uncount, signal */
+/* wake(i) from wake.go: under i's mutex, clear blocked and uncount; then,
+ * after unlocking, signal if we were the one who cleared blocked */
 inline wake(i, woke) {
 	lock(i);
 	if
 	:: blocked[i] ->
 		blocked[i] = false;
 		atomic { assert(sleeping > 0); sleeping-- };
-		cond_signal(i);
 		woke = true
 	:: else -> woke = false
 	fi;
-	unlock(i)
+	unlock(i);
+	if
+	:: woke -> cond_signal(i)
+	:: else -> skip
+	fi
 }
 
 /* wakeAny(1): the lowest-index blocked worker */
