@@ -69,8 +69,14 @@ func (fr *valueFrame[T, R]) run(w *scheduler.Worker) {
 
 // RunJob runs the second call on a thief.
 func (fr *valueFrame[T, R]) RunJob(w *scheduler.Worker) {
-	fr.panic = scheduler.CatchWorker(fr.run, w)
-	fr.fork.Done() // the owner may reuse fr from here on
+	scheduler.RunThen(w, fr.run, fr.done)
+}
+
+// done hands the thief's panic (nil if none) to the owner and sets the
+// latch; the owner may reuse fr from here on.
+func (fr *valueFrame[T, R]) done(p *scheduler.Panic) {
+	fr.panic = p
+	fr.fork.Done()
 }
 
 // leave ends the join: it drops the frame's references so that the GC can

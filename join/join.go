@@ -56,8 +56,13 @@ type closureFrame struct {
 
 // RunJob runs b on a thief.
 func (f *closureFrame) RunJob(w *scheduler.Worker) {
-	f.panic = scheduler.CatchWorker(f.b, w)
-	f.fork.Done() // the owner may reuse f from here on
+	scheduler.RunThen(w, f.b, f.done)
+}
+
+// done is valueFrame.done for Join.
+func (f *closureFrame) done(p *scheduler.Panic) {
+	f.panic = p
+	f.fork.Done()
 }
 
 // leave ends the join, dropping b (and what it captured) so the GC can

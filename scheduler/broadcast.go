@@ -8,13 +8,21 @@ import (
 )
 
 // Broadcast runs f once on every worker of the pool and waits for all of
-// them. It takes one slot from the pool's supplier for the whole call. Call it from outside the pool: a worker that called it would wait
-// for its own part. If some parts panic, the first panic is re-raised
-// after all parts finished. It returns ErrClosed if the pool is shutting
-// down, and ctx.Err() if ctx is done before the parts are queued.
+// them. It takes one slot from the pool's supplier for the whole call. If
+// some parts panic, the first panic is re-raised after all parts finished.
+// It returns ErrClosed if the pool is shutting down, and ctx.Err() if ctx
+// is done before the parts are queued.
+//
+// Called from a task of the same pool, Broadcast takes no slot (the task
+// holds one), runs the calling worker's part itself and, while the other
+// parts run, runs other jobs as any waiting worker does.
 func (p *Pool) Broadcast(ctx context.Context, f func(*Worker)) error {
+	p.check("Broadcast", ctx)
 	if f == nil {
 		panic("weft/scheduler: Broadcast with a nil function")
+	}
+	if w := p.current(); w != nil {
+		return p.broadcastFrom(ctx, w, f)
 	}
 	permit, err := p.admit(ctx)
 	if err != nil {
@@ -32,14 +40,46 @@ func (p *Pool) Broadcast(ctx context.Context, f func(*Worker)) error {
 		}
 	})
 	if err != nil {
-		p.door.neverUsed(permit)
+		Repanic(p.door.neverUsed(permit)) // the supplier's panic, to the caller
 		return err
 	}
 	// One slot for the whole broadcast, used from when it is queued: its
-	// parts start on every worker at once.
-	p.door.start(permit)
+	// parts start on every worker at once. A supplier panic waits, like a
+	// part's, until every part is done and the slot is back.
+	started := p.door.start(permit)
 	b.done.Wait()
-	p.door.finish(permit, b.panic)
+	Repanic(firstPanic(b.panic, started, p.door.finish(permit, firstPanic(b.panic, started))))
+	return nil
+}
+
+// broadcastFrom is Broadcast called by worker w of p.
+func (p *Pool) broadcastFrom(ctx context.Context, w *Worker, f func(*Worker)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b := &broadcast{pool: p, f: f, parts: make([]broadcastPart, len(p.workers))}
+	var done latch.Owned
+	done.Init(p.sleep, w.index)
+	b.count.Init(int64(len(p.workers)), &done)
+	err := p.accept(len(p.workers)-1, func() {
+		for i, v := range p.workers {
+			if v == w {
+				continue
+			}
+			part := &b.parts[i]
+			part.b = b
+			part.job.Init(part)
+			v.mail.Push(&part.job)
+			p.sleep.NewJobFor(i)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	own := &b.parts[w.index]
+	own.b = b
+	own.finishOwn(CatchWorker(f, w))
+	w.WaitUntil(&done)
 	Repanic(b.panic)
 	return nil
 }
@@ -60,11 +100,19 @@ type broadcastPart struct {
 }
 
 // RunJob runs the part on the worker it was addressed to.
-func (part *broadcastPart) RunJob(w *Worker) {
+func (part *broadcastPart) RunJob(w *Worker) { RunThen(w, part.b.f, part.finish) }
+
+func (part *broadcastPart) finish(pan *Panic) {
+	part.finishOwn(pan)
+	part.b.pool.taskDone()
+}
+
+// finishOwn records the part's panic and counts it done; for the part
+// that broadcastFrom's caller runs itself, which is no pending task.
+func (part *broadcastPart) finishOwn(pan *Panic) {
 	b := part.b
-	if pan := CatchWorker(b.f, w); pan != nil {
+	if pan != nil {
 		b.once.Do(func() { b.panic = pan })
 	}
 	b.count.Done()
-	b.pool.taskDone()
 }

@@ -20,10 +20,36 @@ var ErrNoSlot = errors.New("weft/scheduler: no free slot")
 type door struct {
 	tracker *slots.Tracker
 	kind    string // the reservation's kind: the pool's name
+	// closed is cancelled when the pool starts shutting down, so that
+	// callers waiting for a slot return ErrClosed at once instead of
+	// waiting for their own context.
+	closed context.Context
+	close  context.CancelFunc
+	// unlimited: the supplier never makes a reservation wait, so there is
+	// no need to watch closed (which costs a context per reservation).
+	unlimited bool
+}
+
+func newDoor(s slots.Supplier, kind string, opts []slots.TrackerOption) door {
+	closed, cancel := context.WithCancel(context.Background())
+	_, unlimited := s.(slots.Unlimited)
+	return door{tracker: slots.NewTracker(s, opts...), kind: kind,
+		closed: closed, close: cancel, unlimited: unlimited}
 }
 
 func (d *door) reserve(ctx context.Context) (slots.Permit, error) {
-	return d.tracker.Reserve(ctx, d.kind)
+	if d.unlimited {
+		return d.tracker.Reserve(ctx, d.kind)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(d.closed, func() { cancel(ErrClosed) })
+	defer stop()
+	p, err := d.tracker.Reserve(ctx, d.kind)
+	if err != nil && context.Cause(ctx) == ErrClosed {
+		return p, ErrClosed
+	}
+	return p, err
 }
 
 func (d *door) tryReserve() (slots.Permit, error) {
@@ -34,24 +60,42 @@ func (d *door) tryReserve() (slots.Permit, error) {
 	return p, nil
 }
 
-// start marks the slot used as a worker starts the task.
-func (d *door) start(p slots.Permit) {
-	must(d.tracker.MarkUsed(p, slots.TaskInfo{Kind: d.kind}))
+// A supplier is user code, and its MarkSlotUsed or ReleaseSlot may panic.
+// The Tracker records each move before it calls the supplier, so the
+// permit accounting stays exact whatever the supplier does; the door
+// catches the panic and returns it, for whoever waits for the task (or the
+// panic handler) to get, instead of letting it crash a worker.
+
+// start marks the slot used as a worker starts the task. A non-nil result
+// is the supplier's panic: the task must not run; end it with finish.
+func (d *door) start(p slots.Permit) *Panic {
+	return Catch(func() { must(d.tracker.MarkUsed(p, slots.TaskInfo{Kind: d.kind})) })
 }
 
-// finish releases the slot of a task that ran: complete, or failed with
-// its panic.
-func (d *door) finish(p slots.Permit, pan *Panic) {
+// finish releases the slot of a task that ran (or could not start):
+// complete, or failed with its panic. It returns the supplier's panic.
+func (d *door) finish(p slots.Permit, pan *Panic) *Panic {
 	reason := slots.TaskComplete()
 	if pan != nil {
 		reason = slots.TaskFailed(pan)
 	}
-	must(d.tracker.Release(p, reason))
+	return Catch(func() { must(d.tracker.Release(p, reason)) })
 }
 
-// neverUsed releases the slot of a task that never started.
-func (d *door) neverUsed(p slots.Permit) {
-	must(d.tracker.Release(p, slots.NeverUsed()))
+// neverUsed releases the slot of a task that never started and returns
+// the supplier's panic.
+func (d *door) neverUsed(p slots.Permit) *Panic {
+	return Catch(func() { must(d.tracker.Release(p, slots.NeverUsed())) })
+}
+
+// firstPanic returns the first of ps that is not nil.
+func firstPanic(ps ...*Panic) *Panic {
+	for _, p := range ps {
+		if p != nil {
+			return p
+		}
+	}
+	return nil
 }
 
 // must panics on a Tracker error: the pool uses each permit exactly as

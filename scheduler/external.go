@@ -16,12 +16,22 @@ import (
 // before f is queued, and ErrClosed if the pool is shutting down.
 //
 // Run is for goroutines outside the pool: the caller blocks on a
-// condition variable, it does not spin. A task that already has a *Worker
-// should call f(w) directly, or use the join and scope packages: a worker
-// blocked in Run cannot run anything else.
+// condition variable, it does not spin. Called from a task of the same
+// pool (directly, or through join.On or scope.On), it calls f on the
+// task's own worker instead, like a fork: no slot, no queue, and no worker
+// blocked waiting for itself. A task that has its *Worker should call f(w)
+// directly, or use the join and scope packages.
 func (p *Pool) Run(ctx context.Context, f func(*Worker)) error {
+	p.check("Run", ctx)
 	if f == nil {
 		panic("weft/scheduler: Run with a nil function")
+	}
+	if w := p.current(); w != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		Repanic(CatchWorker(f, w))
+		return nil
 	}
 	permit, err := p.admit(ctx)
 	if err != nil {
@@ -32,6 +42,8 @@ func (p *Pool) Run(ctx context.Context, f func(*Worker)) error {
 	if err := p.inject(&j.job, permit); err != nil {
 		return err
 	}
+	// Every path from here releases the caller: RunJob (through RunThen,
+	// whatever f does) or abandon.
 	j.done.Wait()
 	if j.err != nil {
 		return j.err
@@ -53,18 +65,30 @@ type runJob struct {
 
 // RunJob runs f under the task's slot and releases the waiting caller.
 func (j *runJob) RunJob(w *Worker) {
-	j.pool.door.start(j.permit)
-	j.panic = CatchWorker(j.f, w)
-	j.pool.door.finish(j.permit, j.panic)
+	if pan := j.pool.door.start(j.permit); pan != nil {
+		j.finish(pan) // the supplier panicked: f does not run
+		return
+	}
+	RunThen(w, j.f, j.finish)
+}
+
+// finish releases the slot and the caller, who re-raises the task's panic
+// or else the supplier's.
+func (j *runJob) finish(p *Panic) {
+	j.panic = firstPanic(p, j.pool.door.finish(j.permit, p))
 	j.done.Set()
 	j.pool.taskDone()
 }
 
-func (j *runJob) abandon(err error) {
-	j.pool.door.neverUsed(j.permit)
-	j.err = err
+func (j *runJob) abandon(err error) *Panic {
+	if pan := j.pool.door.neverUsed(j.permit); pan != nil {
+		j.panic = pan
+	} else {
+		j.err = err
+	}
 	j.done.Set()
 	j.pool.taskDone()
+	return nil // the caller re-raises it
 }
 
 // Spawn queues f to run on some worker and returns without waiting. If f
@@ -75,6 +99,7 @@ func (j *runJob) abandon(err error) {
 // returns ctx.Err() if ctx ends first, and ErrClosed if the pool is
 // shutting down.
 func (p *Pool) Spawn(ctx context.Context, f func(*Worker)) error {
+	p.check("Spawn", ctx)
 	if f == nil {
 		panic("weft/scheduler: Spawn with a nil function")
 	}
@@ -88,6 +113,7 @@ func (p *Pool) Spawn(ctx context.Context, f func(*Worker)) error {
 // TrySpawn is Spawn without waiting for a slot: it returns ErrNoSlot if
 // the pool's supplier has none free right now.
 func (p *Pool) TrySpawn(f func(*Worker)) error {
+	p.check("TrySpawn", context.Background())
 	if f == nil {
 		panic("weft/scheduler: TrySpawn with a nil function")
 	}
@@ -117,23 +143,38 @@ type spawnJob struct {
 
 // RunJob runs f under the task's slot; a panic goes to the panic handler.
 func (j *spawnJob) RunJob(w *Worker) {
-	j.pool.door.start(j.permit)
-	pan := CatchWorker(j.f, w)
-	j.pool.door.finish(j.permit, pan)
-	j.pool.taskDone()
-	if pan == nil {
+	if pan := j.pool.door.start(j.permit); pan != nil {
+		j.finish(pan) // the supplier panicked: f does not run
 		return
 	}
-	if h := j.pool.cfg.panicHandler; h != nil {
-		h(pan)
-		return
-	}
-	panic(pan)
+	RunThen(w, j.f, j.finish)
 }
 
-func (j *spawnJob) abandon(error) {
-	j.pool.door.neverUsed(j.permit)
+func (j *spawnJob) finish(pan *Panic) {
+	pan = firstPanic(pan, j.pool.door.finish(j.permit, pan))
 	j.pool.taskDone()
+	if pan != nil && !j.pool.handlePanic(pan) {
+		panic(pan)
+	}
+}
+
+func (j *spawnJob) abandon(error) *Panic {
+	pan := j.pool.door.neverUsed(j.permit)
+	j.pool.taskDone()
+	if pan != nil && !j.pool.handlePanic(pan) {
+		return pan
+	}
+	return nil
+}
+
+// handlePanic gives a panic that nobody waits for to the pool's panic
+// handler and reports whether there was one.
+func (p *Pool) handlePanic(pan *Panic) bool {
+	if h := p.cfg.panicHandler; h != nil {
+		h(pan)
+		return true
+	}
+	return false
 }
 
 // admit checks that the pool is open and reserves a slot for one task.
@@ -145,7 +186,8 @@ func (p *Pool) admit(ctx context.Context) (slots.Permit, error) {
 }
 
 // abandoner is a queued outside task that can be dropped unstarted when a
-// Shutdown's deadline passes.
+// Shutdown's deadline passes. abandon returns a panic of the supplier's
+// that nobody else will see (a detached task's, with no panic handler).
 type abandoner interface {
-	abandon(err error)
+	abandon(err error) *Panic
 }

@@ -57,23 +57,50 @@ func CatchWorker(f func(*Worker), w *Worker) (p *Panic) {
 	return nil
 }
 
+// RunThen runs f(w) and then calls then with f's panic, or with nil if f
+// returned normally. It is how every job that someone waits for ends: then
+// releases the waiter, and it runs even when f calls runtime.Goexit. Goexit
+// ends the goroutine and cannot be stopped, so in that case then gets a
+// *Panic carrying ErrGoexit and control never returns to RunThen's caller;
+// the worker goroutine is replaced (see Worker.main).
+func RunThen(w *Worker, f func(*Worker), then func(p *Panic)) {
+	done := false
+	defer func() {
+		var p *Panic
+		if !done { // recover only when unwinding: it is not free
+			p = Recovered(recover())
+		}
+		then(p)
+	}()
+	f(w)
+	done = true
+}
+
 // Recovered turns a value returned by recover into a *Panic, taking the
 // stack of the calling goroutine; call it from the deferred function that
 // recovered, while the panicking frames are still on the stack. A *Panic
-// passes through unchanged, keeping the innermost stack. A nil r (the
-// goroutine is exiting through runtime.Goexit, which a task must not call)
-// is reported as a Panic too, since the task did not return.
+// passes through unchanged, keeping the innermost stack. A nil r means the
+// goroutine is ending through runtime.Goexit: the task did not return, and
+// it is reported as a Panic carrying ErrGoexit.
 func Recovered(r any) *Panic {
 	if p, ok := r.(*Panic); ok {
 		return p
 	}
 	if r == nil {
-		r = errGoexit
+		r = ErrGoexit
 	}
 	return &Panic{Value: r, Stack: debug.Stack()}
 }
 
-var errGoexit = errors.New("weft/scheduler: task called runtime.Goexit")
+// ErrGoexit is the Value of the *Panic that whoever waits for a task gets
+// when the task called runtime.Goexit on a pool worker, as t.FailNow,
+// t.Fatal and testify's require functions do. Goexit cannot be stopped: it
+// ends the worker goroutine, which the pool replaces. Every task that was
+// running on that goroutine (the one that called Goexit and any task
+// suspended under it, waiting for a join) fails with this error.
+var ErrGoexit = errors.New("weft/scheduler: a task called runtime.Goexit on a pool worker " +
+	"(t.FailNow, t.Fatal and require.* do): the worker goroutine was replaced; " +
+	"in a test, fail from the test's own goroutine, or use t.Error and return")
 
 // Repanic re-raises p in the calling goroutine if p is not nil.
 func Repanic(p *Panic) {

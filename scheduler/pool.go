@@ -54,6 +54,7 @@ type Pool struct {
 	exited      sync.WaitGroup // one count per worker goroutine
 	injectCount atomic.Uint64  // jobs pushed onto the injector, for Stats
 
+	isDefault bool      // Default's pool, which refuses Close; set once, before it is shared
 	epoch     time.Time // Pool.now counts from here; written once by New
 	heartbeat int64     // cfg.heartbeat in nanoseconds, for the fork path
 }
@@ -73,7 +74,7 @@ func New(opts ...Option) (*Pool, error) {
 	}
 	p := &Pool{cfg: cfg, sleep: sl, drained: make(chan struct{}),
 		epoch: time.Now(), heartbeat: int64(cfg.heartbeat)}
-	p.door = door{tracker: slots.NewTracker(cfg.supplier, cfg.trackerOpts...), kind: cfg.name}
+	p.door = newDoor(cfg.supplier, cfg.name, cfg.trackerOpts)
 	p.workers = make([]*Worker, cfg.workers)
 	for i := range p.workers {
 		p.workers[i] = newWorker(p, i)
@@ -99,7 +100,7 @@ func (p *Pool) inject(j *Job, permit slots.Permit) error {
 		p.sleep.NewJobs(1, wasEmpty)
 	})
 	if err != nil {
-		p.door.neverUsed(permit)
+		Repanic(p.door.neverUsed(permit)) // the supplier's panic, to the caller
 	}
 	return err
 }

@@ -10,13 +10,30 @@ import "context"
 // If ctx is done first, Shutdown drops the outside tasks that have not
 // started (their Run callers get ErrClosed), tells the workers to exit as
 // soon as their current tasks return, and returns ctx.Err() without
-// waiting for them. Call Close afterwards to wait.
+// waiting for them. Call Close afterwards to wait. Like http.Server's, it
+// returns ctx.Err() only if work was still running: with nothing pending
+// it returns nil even if ctx is already done.
+//
+// Callers waiting for a slot (Run, Spawn, Broadcast) return ErrClosed as
+// soon as Shutdown starts. Shutdown and Close panic if called from a task
+// of the pool (they would wait for that task forever) or on the default
+// pool, which the whole process shares.
 func (p *Pool) Shutdown(ctx context.Context) error {
+	p.check("Shutdown", ctx)
+	p.checkStoppable("Shutdown")
 	p.submitMu.Lock()
 	p.closing.Store(true)
 	p.submitMu.Unlock()
+	p.door.close()
 	if p.pending.Load() == 0 {
 		p.drainOnce.Do(func() { close(p.drained) })
+	}
+	select {
+	case <-p.drained: // drained wins over a done ctx: nothing was left running
+		p.terminate()
+		p.exited.Wait()
+		return nil
+	default:
 	}
 	select {
 	case <-p.drained:
@@ -34,6 +51,8 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 // task has finished and every worker goroutine has exited. It is safe to
 // call more than once and after Shutdown.
 func (p *Pool) Close() {
+	p.check("Close", context.Background())
+	p.checkStoppable("Close")
 	_ = p.Shutdown(context.Background())
 }
 
@@ -47,13 +66,17 @@ func (p *Pool) terminate() {
 	})
 }
 
-// abandonQueued drops the outside tasks still in the injector.
+// abandonQueued drops the outside tasks still in the injector. A supplier
+// panic that no waiter or handler takes is re-raised once every task is
+// dropped, so that no Run caller is left waiting.
 func (p *Pool) abandonQueued() {
+	var first *Panic
 	for {
 		j, ok := p.injector.Pop()
 		if !ok {
+			Repanic(first)
 			return
 		}
-		j.runner.(abandoner).abandon(ErrClosed)
+		first = firstPanic(first, j.runner.(abandoner).abandon(ErrClosed))
 	}
 }

@@ -14,10 +14,13 @@ type Stats struct {
 	// private stack to its deque, where thieves can take them; the other
 	// forks cost no shared-memory operation at all.
 	Published uint64
-	Injected  uint64 // jobs that entered from outside (Run, Spawn)
-	Sleeps    uint64 // times a worker blocked for lack of work
-	Wakeups   uint64 // times a blocked worker was woken
-	Pending   int64  // outside tasks accepted and not yet finished
+	// Replaced counts worker goroutines started in place of one that a
+	// task ended with runtime.Goexit (see ErrGoexit).
+	Replaced uint64
+	Injected uint64 // jobs that entered from outside (Run, Spawn)
+	Sleeps   uint64 // times a worker blocked for lack of work
+	Wakeups  uint64 // times a blocked worker was woken
+	Pending  int64  // outside tasks accepted and not yet finished
 	// Slots are the admission figures of the pool's slot tracker: slots
 	// in use, reserved but not yet used, available (when bounded),
 	// refusals (TrySpawn found no slot).
@@ -36,6 +39,7 @@ func (p *Pool) Stats() Stats {
 		s.Executed += w.executed.Load()
 		s.Steals += w.steals.Load()
 		s.Published += w.published.Load()
+		s.Replaced += w.replaced.Load()
 		ws := p.sleep.WorkerStats(w.index)
 		s.Sleeps += ws.Sleeps
 		s.Wakeups += ws.Wakeups

@@ -50,6 +50,14 @@ type Worker struct {
 	// published counts forks a heartbeat moved to the deque. Only the
 	// owner adds (rarely: one publication per heartbeat at most).
 	published atomic.Uint64
+	// replaced counts goroutines that ended through runtime.Goexit and
+	// were replaced (see replace).
+	replaced atomic.Uint64
+
+	// goroutine identifies the goroutine now running w (see goroutine.go),
+	// or is 0 between two goroutines. Written by that goroutine, read by
+	// any (Pool.current), hence atomic.
+	goroutine atomic.Uintptr
 }
 
 func newWorker(p *Pool, i int) *Worker {
@@ -65,7 +73,19 @@ func (w *Worker) Index() int { return w.index }
 func (w *Worker) Pool() *Pool { return w.pool }
 
 func (w *Worker) main() {
-	defer w.pool.exited.Done()
+	finished := false
+	defer func() {
+		w.goroutine.Store(0) // the runtime may reuse this goroutine's identity
+		if f := w.pool.cfg.onExit; f != nil {
+			f(w.index)
+		}
+		if !finished {
+			w.replace()
+			return
+		}
+		w.pool.exited.Done()
+	}()
+	w.goroutine.Store(goroutine())
 	ctx := pprof.WithLabels(context.Background(), pprof.Labels(
 		"weft.pool", w.pool.cfg.name, "weft.worker", strconv.Itoa(w.index)))
 	pprof.SetGoroutineLabels(ctx)
@@ -74,9 +94,20 @@ func (w *Worker) main() {
 	}
 	w.WaitUntil(&w.term)
 	w.drainOnExit()
-	if f := w.pool.cfg.onExit; f != nil {
-		f(w.index)
-	}
+	finished = true
+}
+
+// replace starts a new goroutine for w, whose goroutine is ending before
+// the pool told it to: a task called runtime.Goexit, which no deferred
+// function can stop. Every job on the way out was released (RunThen), so
+// waiters got ErrGoexit; the new goroutine takes over the deque, the
+// mailbox and the sleep slot. It starts with a fresh frame stack: frames
+// of the unwound joins may still be referenced by thieves finishing their
+// halves, and must not be reused.
+func (w *Worker) replace() {
+	w.frames, w.depth, w.oldest = nil, 0, 0
+	w.replaced.Add(1)
+	go w.main()
 }
 
 // drainOnExit runs the Broadcast parts still addressed to the worker when

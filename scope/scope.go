@@ -94,9 +94,16 @@ func (st *state) finish(w *scheduler.Worker, bodyPanic *scheduler.Panic) {
 	w.WaitUntil(&st.done)
 }
 
+// recordPanic keeps the first panic and, in a Group, cancels the context
+// with it as the cause: sibling tasks that watch ctx.Done() stop instead
+// of waiting for work that will never come.
 func (st *state) recordPanic(p *scheduler.Panic) {
-	if p != nil {
-		st.panic.CompareAndSwap(nil, p)
+	if p == nil {
+		return
+	}
+	st.panic.CompareAndSwap(nil, p)
+	if st.cancel != nil {
+		st.cancel(p)
 	}
 }
 
@@ -162,9 +169,15 @@ type task struct {
 // RunJob runs the task with a handle bound to the worker that took it.
 func (t *task) RunJob(w *scheduler.Worker) {
 	t.handle = Scope{t.st, w}
-	st := t.st
-	st.recordPanic(scheduler.CatchWorker(t.call, w))
-	st.count.Done() // the waiter may return from here on
+	scheduler.RunThen(w, t.call, t.done)
+}
+
+// done ends the task: it records its panic (which, in a Group, also
+// cancels the context, as an error would) and counts it down; the waiter
+// may return from here on.
+func (t *task) done(p *scheduler.Panic) {
+	t.st.recordPanic(p)
+	t.st.count.Done()
 }
 
 func (t *task) call(*scheduler.Worker) {

@@ -215,3 +215,33 @@ func TestMisuse(t *testing.T) {
 		})
 	})
 }
+
+// TestGroupPanicCancels: a panic in a Group task (or its body) cancels the
+// group's context as an error would, so siblings that wait for ctx.Done()
+// stop, and the panic reaches the caller with the panic as the cause.
+func TestGroupPanicCancels(t *testing.T) {
+	p, err := scheduler.New(scheduler.WithWorkers(2))
+	require.NoError(t, err)
+	defer p.Close()
+	for _, where := range []string{"task", "body"} {
+		var cause error
+		v := catch(func() {
+			_ = scope.GroupOn(context.Background(), p, func(s *scope.Scope) error {
+				s.Go(func(s *scope.Scope) error {
+					<-s.Context().Done()
+					cause = context.Cause(s.Context())
+					return nil
+				})
+				if where == "body" {
+					panic("boom")
+				}
+				s.Go(func(*scope.Scope) error { panic("boom") })
+				return nil
+			})
+		})
+		require.IsType(t, &scheduler.Panic{}, v, where)
+		assert.Equal(t, "boom", v.(*scheduler.Panic).Value, where)
+		var pan *scheduler.Panic
+		assert.ErrorAs(t, cause, &pan, "%s: the context's cause is the panic", where)
+	}
+}
