@@ -25,6 +25,9 @@ func Call[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T)
 	if w == nil {
 		panic(errNilWorker)
 	}
+	if checkWorker && !w.IsCurrent() {
+		panic(errForeignWorker)
+	}
 	// The frame cached for this depth (written out here: Go does not
 	// inline a generic helper that asserts a generic type).
 	fr, ok := w.EnterFrame().(*valueFrame[T, R])

@@ -193,3 +193,24 @@ func TestPanickingJoinDropsClosure(t *testing.T) {
 	runtime.GC()
 	assert.Nil(t, wp.Value(), "the panicking join's closure is still reachable")
 }
+
+// TestEscapedWorkerCaught: in race-detector builds, Call and Join refuse a
+// *Worker used off its goroutine (elsewhere the check would cost the hot
+// path, and the race detector is where such bugs are hunted).
+func TestEscapedWorkerCaught(t *testing.T) {
+	if !raceEnabled {
+		t.Skip("checked in race-detector builds only")
+	}
+	p, err := scheduler.New(scheduler.WithWorkers(1))
+	require.NoError(t, err)
+	defer p.Close()
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+		got := make(chan any)
+		go func() { got <- catch(func() { join.Call(w, noop, 1, 2) }) }()
+		assert.Contains(t, <-got, "is not the calling goroutine's")
+		go func() {
+			got <- catch(func() { join.Join(w, func(*scheduler.Worker) {}, func(*scheduler.Worker) {}) })
+		}()
+		assert.Contains(t, <-got, "is not the calling goroutine's")
+	}))
+}

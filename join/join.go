@@ -27,6 +27,9 @@ func Join(w *scheduler.Worker, a, b func(*scheduler.Worker)) {
 	if w == nil {
 		panic(errNilWorker)
 	}
+	if checkWorker && !w.IsCurrent() {
+		panic(errForeignWorker)
+	}
 	f := closureFrameAt(w)
 	f.b = b
 	w.Fork(&f.fork)

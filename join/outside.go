@@ -12,6 +12,11 @@ import (
 // to the heap, on the hot path too.
 const errNilWorker = "weft/join: nil worker: from outside the pool, use join.On or join.CallOn"
 
+// errForeignWorker is the panic for a *Worker used off its goroutine,
+// caught in race-detector builds.
+const errForeignWorker = "weft/join: the *Worker is not the calling goroutine's: a task must fork " +
+	"with the *Worker it received, never one kept from another task or passed to a goroutine"
+
 // On runs Join(w, a, b) on a worker of p and blocks the calling goroutine
 // (on a condition variable, never spinning) until both have returned. A
 // nil p means scheduler.Default(). It returns ErrClosed if p is shutting

@@ -1,5 +1,11 @@
 package scheduler
 
+// IsCurrent reports whether w runs on the calling goroutine: whether the
+// caller is the task w was handed to (or a function it called). A *Worker
+// used anywhere else has escaped its task, which join, scope and the race
+// detector builds check.
+func (w *Worker) IsCurrent() bool { return w.goroutine.Load() == goroutine() }
+
 // current returns the worker of p that runs on the calling goroutine, or
 // nil if the caller is not one of p's workers. It is what lets the
 // blocking entry points notice a task calling them on its own pool: Run

@@ -152,6 +152,14 @@ func (s *Scope) Go(f func(s *Scope) error) {
 }
 
 func (s *Scope) push(t *task) {
+	switch {
+	case s.st.done.Probe():
+		panic("weft/scope: spawn on a scope that has finished: a *Scope is valid only until " +
+			"the function it was handed to returns; spawn from inside that function")
+	case !s.w.IsCurrent():
+		panic("weft/scope: spawn with a *Scope from another goroutine: use the *Scope that your own task " +
+			"received (it names the worker whose queue the spawn goes to, which only that worker may touch)")
+	}
 	t.job.Init(t)
 	s.st.count.Add()
 	s.w.Push(&t.job)

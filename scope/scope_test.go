@@ -210,9 +210,12 @@ func TestMisuse(t *testing.T) {
 		})
 		var escaped *scope.Scope
 		scope.Run(w, func(s *scope.Scope) { escaped = s })
-		assert.PanicsWithValue(t, "weft/latch: Count.Add after the count reached zero", func() {
-			escaped.Spawn(func(*scope.Scope) {})
-		})
+		for range 2 { // every time, not only the first
+			assert.PanicsWithValue(t, "weft/scope: spawn on a scope that has finished: a *Scope is valid only until "+
+				"the function it was handed to returns; spawn from inside that function", func() {
+				escaped.Spawn(func(*scope.Scope) {})
+			})
+		}
 	})
 }
 
@@ -244,4 +247,17 @@ func TestGroupPanicCancels(t *testing.T) {
 		var pan *scheduler.Panic
 		assert.ErrorAs(t, cause, &pan, "%s: the context's cause is the panic", where)
 	}
+}
+
+// TestSpawnFromAnotherGoroutinePanics: a *Scope used on a goroutine other
+// than its task's is refused with the rule, not pushed onto a deque that
+// only its owner may touch.
+func TestSpawnFromAnotherGoroutinePanics(t *testing.T) {
+	onPools(t, func(t *testing.T, w *scheduler.Worker) {
+		scope.Run(w, func(s *scope.Scope) {
+			got := make(chan any)
+			go func() { got <- catch(func() { s.Spawn(func(*scope.Scope) {}) }) }()
+			assert.Contains(t, <-got, "spawn with a *Scope from another goroutine")
+		})
+	})
 }
