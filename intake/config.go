@@ -56,8 +56,9 @@ type Config struct {
 	// Raise MaxPollers for a source far away and short tasks.
 	MinPollers, MaxPollers int
 
-	// MaxBatch caps the tasks one poll asks for. Default: the supplier's
-	// MaxSlots, or 64 if it has no bound.
+	// MaxBatch caps the tasks one poll asks for, at most MaxBatchLimit.
+	// Default: the supplier's MaxSlots (up to MaxBatchLimit), or 64 if it
+	// has no bound.
 	MaxBatch int
 
 	// MaxSettling bounds the tasks whose handler has returned and whose
@@ -83,13 +84,26 @@ type Config struct {
 	// Exponential(50ms, 5s).
 	PollBackoff Backoff
 
+	// EmptyPollBackoff gives the pause before polling again after the
+	// n-th empty poll in a row, so that a source that answers at once
+	// with nothing (no long poll) does not keep a poller spinning. The
+	// pause is shortened by the time the empty poll itself took: a
+	// source that waits for tasks at least that long before answering
+	// empty (MemQueue's default PollWait, a JetStream fetch) is polled
+	// again at once. A poll that brings a task starts the count again.
+	// The slots of an empty poll are released before the pause. Default:
+	// Exponential(1ms, 100ms), so a task that arrives at an idle
+	// at-once source waits at most 100ms longer; Exponential(0, 0) never
+	// pauses.
+	EmptyPollBackoff Backoff
+
 	// Heartbeat is how often a task that is still queued or running has
 	// its lease extended (Task.InProgress). 0: a third of the source's
 	// Lease if it is a Leaser, else none; negative: none.
 	Heartbeat time.Duration
 
 	// SettleTimeout bounds each Ack, Nack, Terminate and InProgress call.
-	// Default 5s.
+	// Default (0) 5s; negative is refused.
 	SettleTimeout time.Duration
 
 	// OnError, if set, is told about errors the worker handles by itself:
@@ -114,8 +128,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Kind == "" {
 		c.Kind = "intake"
 	}
-	if c.MinPollers < 0 || c.MaxPollers < 0 || c.MaxBatch < 0 || c.MaxSettling < 0 || c.MaxDeliveries < 0 {
-		return c, fmt.Errorf("%w: negative MinPollers, MaxPollers, MaxBatch, MaxSettling or MaxDeliveries", ErrConfig)
+	if err := c.check(); err != nil {
+		return c, err
 	}
 	c.MinPollers = max(c.MinPollers, 1)
 	if c.MaxPollers == 0 {
@@ -128,7 +142,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.MaxPollers = min(c.MaxPollers, m)
 		c.MinPollers = min(c.MinPollers, c.MaxPollers)
 		if c.MaxBatch == 0 {
-			c.MaxBatch = m
+			c.MaxBatch = min(m, MaxBatchLimit)
 		}
 		if c.MaxSettling == 0 {
 			c.MaxSettling = m
@@ -151,8 +165,41 @@ func (c Config) withDefaults() (Config, error) {
 			c.Heartbeat = l.Lease() / 3
 		}
 	}
-	if c.SettleTimeout <= 0 {
+	if c.EmptyPollBackoff == nil {
+		c.EmptyPollBackoff = Exponential(time.Millisecond, 100*time.Millisecond)
+	}
+	if c.SettleTimeout == 0 {
 		c.SettleTimeout = 5 * time.Second
 	}
 	return c, nil
+}
+
+// MaxBatchLimit is the most tasks Config.MaxBatch may ask one poll for.
+// A poll sets aside room for a permit per task before it asks, so a
+// larger batch (one meant as "no bound") would be a huge allocation on
+// every poll, or with an unbounded supplier a poll that never stops
+// reserving.
+const MaxBatchLimit = 1 << 16
+
+// check refuses the values that no default can mend, naming the field and
+// the value.
+func (c *Config) check() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{
+		{"MinPollers", c.MinPollers}, {"MaxPollers", c.MaxPollers}, {"MaxBatch", c.MaxBatch},
+		{"MaxSettling", c.MaxSettling}, {"MaxDeliveries", c.MaxDeliveries},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("%w: %s %d: want >= 0", ErrConfig, f.name, f.v)
+		}
+	}
+	if c.MaxBatch > MaxBatchLimit {
+		return fmt.Errorf("%w: MaxBatch %d: want at most MaxBatchLimit (%d)", ErrConfig, c.MaxBatch, MaxBatchLimit)
+	}
+	if c.SettleTimeout < 0 {
+		return fmt.Errorf("%w: SettleTimeout %v: want >= 0 (0: the default)", ErrConfig, c.SettleTimeout)
+	}
+	return nil
 }

@@ -11,6 +11,7 @@
 //	poll the source for at most as many tasks as slots reserved
 //	release the slots no task came for, as never used
 //	for each task: hand it, with its slot, to the pool
+//	if none came: pause (EmptyPollBackoff, less the poll's own wait)
 //
 // and on a pool worker each task runs:
 //
@@ -66,6 +67,12 @@
 // was asked for); while it is high, one retires. More pollers overlap
 // more polls, which helps when a poll's round trip is long; they cost
 // nothing while they wait for a slot.
+//
+// A source that answers an empty poll at once, instead of waiting for a
+// task (a long poll), would keep a poller spinning. So after an empty
+// poll the poller pauses, holding no slot, for Config.EmptyPollBackoff of
+// the empty polls in a row, less the time the poll itself waited: a long
+// poll is pause enough. A poll that brings a task ends the run.
 //
 // # Pause and shutdown
 //

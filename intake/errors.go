@@ -5,6 +5,10 @@ import "errors"
 // ErrConfig is returned by New for a Config it cannot run.
 var ErrConfig = errors.New("weft/intake: invalid config")
 
+// ErrBackoff is wrapped by the error NewExponential returns (and
+// Exponential panics with) for bounds that cannot be meant.
+var ErrBackoff = errors.New("weft/intake: invalid backoff")
+
 // ErrPoison marks a handler error that no retry will cure: the worker
 // terminates the task (it will not be delivered again) instead of asking
 // for a redelivery. Wrap an error with Poison, or return one that wraps

@@ -12,7 +12,8 @@ import (
 // poll is a poller goroutine: reserve, poll, dispatch, until the scaler
 // retires it.
 func (w *Worker) poll() {
-	failures := 0 // polls failed in a row, for the backoff
+	failures := 0 // polls failed in a row, for PollBackoff
+	empties := 0  // polls answered empty in a row, for EmptyPollBackoff
 	for !w.scaler.retire() {
 		permits, err := w.reserve()
 		if err != nil {
@@ -23,12 +24,21 @@ func (w *Worker) poll() {
 			}
 			continue
 		}
-		switch w.pollOnce(permits) {
+		switch outcome, took := w.pollOnce(permits); outcome {
 		case pollFailed:
 			failures++
 			w.sleep(w.cfg.PollBackoff(failures))
-		case pollDone:
+		case pollEmpty:
 			failures = 0
+			empties++
+			// The time the source itself waited counts toward the
+			// pause: a long poll is backoff enough.
+			if d := w.cfg.EmptyPollBackoff(empties) - took; d > 0 {
+				w.counts.emptyPauses.Add(1)
+				w.sleep(d)
+			}
+		case pollDone:
+			failures, empties = 0, 0
 		}
 	}
 }
@@ -56,22 +66,26 @@ func (w *Worker) reserve() ([]slots.Permit, error) {
 type pollOutcome uint8
 
 const (
-	pollDone      pollOutcome = iota // the source answered (maybe with nothing)
+	pollDone      pollOutcome = iota // the source answered with tasks
+	pollEmpty                        // the source answered with nothing: back off
 	pollFailed                       // the source failed: back off
 	pollCancelled                    // a Pause or a stop ended it
 )
 
 // pollOnce asks the source for one task per permit and dispatches what
-// comes back; every permit not matched with a task is released unused.
-func (w *Worker) pollOnce(permits []slots.Permit) pollOutcome {
+// comes back; every permit not matched with a task is released unused, so
+// a poller backing off after it holds no slot. It returns how the poll
+// went and how long the source took to answer.
+func (w *Worker) pollOnce(permits []slots.Permit) (pollOutcome, time.Duration) {
 	ep := w.currentEpoch()
 	if w.halted() {
 		w.releaseUnused(permits)
-		return pollCancelled
+		return pollCancelled, 0
 	}
 	start := time.Now()
 	tasks, err := w.cfg.Source.Poll(ep.ctx, len(permits))
-	w.counts.observePoll(time.Since(start))
+	took := time.Since(start)
+	w.counts.observePoll(took)
 	if len(tasks) > len(permits) {
 		w.refuseExtra(tasks[len(permits):])
 		tasks = tasks[:len(permits)]
@@ -82,22 +96,23 @@ func (w *Worker) pollOnce(permits []slots.Permit) pollOutcome {
 			w.handBack(w.admit(t, permits[i]))
 		}
 		if ep.ctx.Err() != nil {
-			return pollCancelled
+			return pollCancelled, took
 		}
 		w.counts.pollErrors.Add(1)
 		w.report(fmt.Errorf("weft/intake: poll: %w", err))
-		return pollFailed
-	}
-	if len(tasks) == 0 {
-		w.counts.emptyPolls.Add(1)
+		return pollFailed, took
 	}
 	if w.scaler.observe(len(tasks), len(permits)) {
 		go w.poll()
 	}
+	if len(tasks) == 0 {
+		w.counts.emptyPolls.Add(1)
+		return pollEmpty, took
+	}
 	for i, t := range tasks {
 		w.dispatch(w.admit(t, permits[i]))
 	}
-	return pollDone
+	return pollDone, took
 }
 
 func (w *Worker) releaseUnused(permits []slots.Permit) {

@@ -25,6 +25,9 @@ type Stats struct {
 	EmptyPolls uint64        // polls answered with no task
 	PollErrors uint64        // polls that failed (the source is down)
 	PollTime   time.Duration // poll latency, smoothed over the last few polls
+	// EmptyPollPauses counts the pauses taken after empty polls
+	// (Config.EmptyPollBackoff): a source that answers empty at once.
+	EmptyPollPauses uint64
 
 	Received    uint64 // tasks polled
 	Redelivered uint64 // of them, deliveries after the first
@@ -53,8 +56,8 @@ type Stats struct {
 
 // counters are the worker's running totals; Stats copies them.
 type counters struct {
-	polls, emptyPolls, pollErrors atomic.Uint64
-	pollNanos                     atomic.Int64 // smoothed, see observePoll
+	polls, emptyPolls, pollErrors, emptyPauses atomic.Uint64
+	pollNanos                                  atomic.Int64 // smoothed, see observePoll
 
 	received, redelivered, started, acked, nacked atomic.Uint64
 	terminated, handedBack, failed, panics        atomic.Uint64
@@ -83,25 +86,26 @@ func (c *counters) observePoll(d time.Duration) {
 func (w *Worker) Stats() Stats {
 	c := &w.counts
 	s := Stats{
-		Slots:        w.tracker.Stats(),
-		Paused:       w.pause.Paused(),
-		Polls:        c.polls.Load(),
-		EmptyPolls:   c.emptyPolls.Load(),
-		PollErrors:   c.pollErrors.Load(),
-		PollTime:     time.Duration(c.pollNanos.Load()),
-		Received:     c.received.Load(),
-		Redelivered:  c.redelivered.Load(),
-		Started:      c.started.Load(),
-		Acked:        c.acked.Load(),
-		Nacked:       c.nacked.Load(),
-		Terminated:   c.terminated.Load(),
-		HandedBack:   c.handedBack.Load(),
-		Settling:     c.settling.Load(),
-		Failed:       c.failed.Load(),
-		Panics:       c.panics.Load(),
-		SettleErrors: c.settleErrors.Load(),
-		Heartbeats:   c.heartbeats.Load(),
-		Backlog:      -1,
+		Slots:           w.tracker.Stats(),
+		Paused:          w.pause.Paused(),
+		Polls:           c.polls.Load(),
+		EmptyPolls:      c.emptyPolls.Load(),
+		PollErrors:      c.pollErrors.Load(),
+		EmptyPollPauses: c.emptyPauses.Load(),
+		PollTime:        time.Duration(c.pollNanos.Load()),
+		Received:        c.received.Load(),
+		Redelivered:     c.redelivered.Load(),
+		Started:         c.started.Load(),
+		Acked:           c.acked.Load(),
+		Nacked:          c.nacked.Load(),
+		Terminated:      c.terminated.Load(),
+		HandedBack:      c.handedBack.Load(),
+		Settling:        c.settling.Load(),
+		Failed:          c.failed.Load(),
+		Panics:          c.panics.Load(),
+		SettleErrors:    c.settleErrors.Load(),
+		Heartbeats:      c.heartbeats.Load(),
+		Backlog:         -1,
 	}
 	s.Pollers, s.PollerTarget = w.scaler.counts()
 	if b, ok := w.cfg.Source.(Backlogger); ok {

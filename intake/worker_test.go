@@ -3,6 +3,7 @@ package intake_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"sync"
 	"testing"
@@ -57,6 +58,25 @@ func TestConfigIsChecked(t *testing.T) {
 	} {
 		_, err := intake.New(cfg)
 		require.ErrorIs(t, err, intake.ErrConfig, name)
+	}
+}
+
+// TestConfigRefusesValuesThatCannotBeRight: values that were taken
+// silently (a negative timeout turned into the default) or failed only
+// when the first poll ran (a batch too large to allocate) are refused by
+// New, with the field and the value in the error.
+func TestConfigRefusesValuesThatCannotBeRight(t *testing.T) {
+	h := func(context.Context, *scheduler.Worker, intake.Task) error { return nil }
+	for want, cfg := range map[string]intake.Config{
+		"SettleTimeout -1s":   {Handler: h, SettleTimeout: -time.Second},
+		"MaxBatch 65537":      {Handler: h, MaxBatch: intake.MaxBatchLimit + 1},
+		"MaxBatch 2147483647": {Handler: h, MaxBatch: math.MaxInt32, Supplier: slots.Unlimited{}},
+		"MaxSettling -2":      {Handler: h, MaxSettling: -2},
+		"MinPollers -1":       {Handler: h, MinPollers: -1},
+	} {
+		_, err := intake.New(cfg)
+		require.ErrorIs(t, err, intake.ErrConfig, want)
+		require.ErrorContains(t, err, want)
 	}
 }
 

@@ -11,15 +11,27 @@ import (
 // ErrWorkerCount reports a worker count that Sleep cannot track.
 var ErrWorkerCount = errors.New("weft/sleep: worker count out of range")
 
+// ErrTunables reports a Tunables value outside its documented range.
+var ErrTunables = errors.New("weft/sleep: tunable out of range")
+
 // DefaultSearchRounds is the default for Tunables.SearchRounds.
 const DefaultSearchRounds = 16
+
+// MaxSearchRounds is the most search rounds Tunables.SearchRounds may ask
+// for. A round is a pause of about 100ns plus a sweep of the other
+// workers' deques, so this bound keeps an idle worker's spin to a
+// millisecond or so on a small pool: past that, sleeping and being woken
+// is cheaper than spinning, and a value like math.MaxInt would keep an
+// idle worker on a core for good.
+const MaxSearchRounds = 4096
 
 // Tunables set how long an idle worker searches before it sleeps.
 type Tunables struct {
 	// SearchRounds is how many fruitless search rounds a worker makes,
 	// pausing briefly after each, before it announces it is sleepy; it
 	// then searches once more and sleeps. Zero means
-	// DefaultSearchRounds; a negative value means no spinning at all.
+	// DefaultSearchRounds; a negative value means no spinning at all;
+	// more than MaxSearchRounds is refused by New.
 	//
 	// Each round costs one pass over the other workers' deques and the
 	// injector. More rounds catch bursts sooner; fewer rounds burn less
@@ -69,10 +81,15 @@ type Stats struct {
 	Wakeups uint64 // times a waker cleared its blocked flag
 }
 
-// New returns the sleep state of a pool of n workers, numbered 0..n-1.
+// New returns the sleep state of a pool of n workers, numbered 0..n-1. It
+// fails with ErrWorkerCount unless 1 <= n <= MaxWorkers, and with
+// ErrTunables if t.SearchRounds exceeds MaxSearchRounds.
 func New(n int, t Tunables) (*Sleep, error) {
 	if n <= 0 || n > MaxWorkers {
 		return nil, fmt.Errorf("%w: %d (want 1..%d)", ErrWorkerCount, n, MaxWorkers)
+	}
+	if t.SearchRounds > MaxSearchRounds {
+		return nil, fmt.Errorf("%w: SearchRounds %d (want at most %d)", ErrTunables, t.SearchRounds, MaxSearchRounds)
 	}
 	s := &Sleep{workers: make([]worker, n), rounds: t.rounds()}
 	for i := range s.workers {

@@ -1,6 +1,8 @@
 package sleep_test
 
 import (
+	"math"
+	"strconv"
 	"testing"
 	"testing/synctest"
 
@@ -21,6 +23,22 @@ func TestNewRejectsBadCounts(t *testing.T) {
 	s, err := sleep.New(sleep.MaxWorkers, sleep.Tunables{})
 	require.NoError(t, err)
 	assert.Equal(t, sleep.MaxWorkers, s.Workers())
+}
+
+// TestNewRejectsTooManySearchRounds: a spin that would keep an idle worker
+// on a core for good is refused at construction, with the value and the
+// bound in the message; the bound itself and the special values are fine.
+func TestNewRejectsTooManySearchRounds(t *testing.T) {
+	for _, rounds := range []int{sleep.MaxSearchRounds + 1, math.MaxInt} {
+		_, err := sleep.New(1, sleep.Tunables{SearchRounds: rounds})
+		require.ErrorIs(t, err, sleep.ErrTunables, "SearchRounds=%d", rounds)
+		assert.Contains(t, err.Error(), strconv.Itoa(rounds))
+		assert.Contains(t, err.Error(), strconv.Itoa(sleep.MaxSearchRounds))
+	}
+	for _, rounds := range []int{math.MinInt, -1, 0, 1, sleep.MaxSearchRounds} {
+		_, err := sleep.New(1, sleep.Tunables{SearchRounds: rounds})
+		require.NoError(t, err, "SearchRounds=%d", rounds)
+	}
 }
 
 // TestIdleWorkersSleep: with nothing to do, every worker ends up blocked on

@@ -118,7 +118,12 @@
 // the process's cgroup v2 (cpu.max and cpu.stat's usage_usec; memory.max
 // and memory.stat's anon, not memory.current, which counts the page cache
 // and would stop admission on a machine that merely reads files), or the
-// host's /proc/stat and /proc/meminfo when there is no cgroup v2.
+// host's /proc/stat and /proc/meminfo when there is no cgroup v2. A
+// reading that fails, panics, or holds figures that are not usage (NaN,
+// infinite, negative) is skipped and counted (ResourceState.Skipped): one
+// bad reading must neither hold the supplier's lock for good nor make the
+// per-slot estimate NaN for good, so the budget holds on the last good
+// readings.
 //
 // Every SampleInterval (when reservations ask) it reads usage, and once per
 // LoadDelay it decides a budget of slots; a reservation is granted while

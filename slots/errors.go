@@ -28,3 +28,8 @@ var ErrPaused = errors.New("weft/slots: supplier paused")
 // ErrPermitLeaked is the error in the TaskFailed reason with which leak
 // detection releases a permit that was dropped without being released.
 var ErrPermitLeaked = errors.New("weft/slots: permit dropped without release")
+
+// ErrBadSample is wrapped by ResourceState.Err when a ResourceBased
+// supplier skipped its last reading because the Sampler panicked or
+// returned figures that are not usage.
+var ErrBadSample = errors.New("weft/slots: bad usage sample")

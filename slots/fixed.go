@@ -36,7 +36,8 @@ const (
 // next waiter (or back to the free stack) before returning ctx.Err().
 //
 // A Fixed may be shared by several Trackers (several pools): it bounds
-// their sum. The zero Fixed is unusable; create one with NewFixed.
+// their sum. The zero Fixed (and a nil *Fixed) is unusable: its methods
+// other than MarkSlotUsed panic, naming NewFixed, which makes one.
 type Fixed struct {
 	_ cpu.CacheLinePad
 	// state is the head of the stack of free records and the waiters
@@ -90,12 +91,21 @@ func NewFixed(n int) *Fixed {
 }
 
 // MaxSlots returns the number of slots.
-func (f *Fixed) MaxSlots() int { return len(f.recs) }
+func (f *Fixed) MaxSlots() int {
+	// A zero Fixed would read as 0, "no bound", to the caller.
+	f.mustBeMade()
+	return len(f.recs)
+}
 
 // ReserveSlot takes a free slot, or waits in line for one until ctx is
 // done. A free slot is granted even if ctx is already done (a Tracker
 // checks ctx first).
 func (f *Fixed) ReserveSlot(ctx context.Context, _ ReserveContext) (Permit, error) {
+	// Only nil is checked here, which needs no load: a zero Fixed has an
+	// empty stack and is caught on the way to waiting.
+	if f == nil {
+		f.mustBeMade()
+	}
 	if r := f.pop(); r != nil {
 		return r.issue(), nil
 	}
@@ -108,6 +118,9 @@ func (f *Fixed) ReserveSlot(ctx context.Context, _ ReserveContext) (Permit, erro
 
 // TryReserveSlot takes a free slot if there is one and nobody is waiting.
 func (f *Fixed) TryReserveSlot(ReserveContext) (Permit, bool) {
+	if f == nil { // as in ReserveSlot
+		f.mustBeMade()
+	}
 	if r := f.pop(); r != nil {
 		return r.issue(), true
 	}
@@ -123,7 +136,8 @@ func (f *Fixed) MarkSlotUsed(UsedInfo) {}
 // (released twice, or released directly while a Tracker holds it).
 func (f *Fixed) ReleaseSlot(ri ReleaseInfo) {
 	r := ri.Permit.rec
-	if r == nil || r.fixed != f {
+	if r == nil || r.fixed != f || f == nil {
+		f.mustBeMade()
 		panic(fmt.Sprintf("weft/slots: Fixed.ReleaseSlot of %v, which it did not issue", ri.Permit))
 	}
 	// Retiring links the record to the top seen now, so that in the
@@ -298,7 +312,7 @@ func (f *Fixed) dequeue(w *waiter) {
 }
 
 func (f *Fixed) mustBeMade() {
-	if len(f.recs) == 0 {
+	if f == nil || len(f.recs) == 0 {
 		panic("weft/slots: Fixed not made by NewFixed")
 	}
 }

@@ -32,8 +32,9 @@ type PauseOptions struct {
 // blocking reservation can afford).
 //
 // Its methods are safe for concurrent use, and a Pauseable may be shared
-// by several Trackers: Pause pauses them all. The zero Pauseable is
-// unusable; create one with NewPauseable.
+// by several Trackers: Pause pauses them all. The zero Pauseable (and a
+// nil *Pauseable) wraps nothing and is unusable: its methods panic,
+// naming NewPauseable, which makes one.
 type Pauseable struct {
 	inner Supplier
 
@@ -72,6 +73,7 @@ func NewPauseable(inner Supplier) *Pauseable {
 // Pause stops handing out slots until Resume. Pausing a paused Pauseable
 // keeps it paused (and with CancelOutstanding cancels whoever waits).
 func (p *Pauseable) Pause(opts PauseOptions) {
+	p.mustBeMade()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.paused.Load() {
@@ -88,6 +90,7 @@ func (p *Pauseable) Pause(opts PauseOptions) {
 // Resume lets reservations through again. Resuming a Pauseable that is not
 // paused does nothing.
 func (p *Pauseable) Resume() {
+	p.mustBeMade()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.paused.Load() {
@@ -97,14 +100,27 @@ func (p *Pauseable) Resume() {
 }
 
 // Paused reports whether p is paused.
-func (p *Pauseable) Paused() bool { return p.paused.Load() }
+func (p *Pauseable) Paused() bool {
+	p.mustBeMade()
+	return p.paused.Load()
+}
 
 // Inner returns the wrapped supplier.
-func (p *Pauseable) Inner() Supplier { return p.inner }
+func (p *Pauseable) Inner() Supplier {
+	p.mustBeMade()
+	return p.inner
+}
+
+func (p *Pauseable) mustBeMade() {
+	if p == nil || p.inner == nil {
+		panic("weft/slots: Pauseable not made by NewPauseable")
+	}
+}
 
 // ReserveSlot reserves a slot of the inner supplier, waiting first for
 // Resume if p is paused.
 func (p *Pauseable) ReserveSlot(ctx context.Context, rc ReserveContext) (Permit, error) {
+	p.mustBeMade()
 	if !p.paused.Load() {
 		if perm, ok := p.inner.TryReserveSlot(rc); ok {
 			if !p.paused.Load() {
@@ -119,6 +135,7 @@ func (p *Pauseable) ReserveSlot(ctx context.Context, rc ReserveContext) (Permit,
 // TryReserveSlot refuses while p is paused, and asks the inner supplier
 // otherwise.
 func (p *Pauseable) TryReserveSlot(rc ReserveContext) (Permit, bool) {
+	p.mustBeMade()
 	if p.paused.Load() {
 		return Permit{}, false
 	}
@@ -131,13 +148,22 @@ func (p *Pauseable) TryReserveSlot(rc ReserveContext) (Permit, bool) {
 }
 
 // MarkSlotUsed passes u to the inner supplier.
-func (p *Pauseable) MarkSlotUsed(u UsedInfo) { p.inner.MarkSlotUsed(u) }
+func (p *Pauseable) MarkSlotUsed(u UsedInfo) {
+	p.mustBeMade()
+	p.inner.MarkSlotUsed(u)
+}
 
 // ReleaseSlot passes r to the inner supplier.
-func (p *Pauseable) ReleaseSlot(r ReleaseInfo) { p.inner.ReleaseSlot(r) }
+func (p *Pauseable) ReleaseSlot(r ReleaseInfo) {
+	p.mustBeMade()
+	p.inner.ReleaseSlot(r)
+}
 
 // MaxSlots returns the inner supplier's.
-func (p *Pauseable) MaxSlots() int { return p.inner.MaxSlots() }
+func (p *Pauseable) MaxSlots() int {
+	p.mustBeMade()
+	return p.inner.MaxSlots()
+}
 
 // handBack releases a permit granted while paused.
 func (p *Pauseable) handBack(perm Permit) {

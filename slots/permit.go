@@ -118,7 +118,9 @@ func (r *record) retire(id, below uint64) bool {
 //
 // A Permit is a small value and may be copied; every copy names the same
 // permit, and releasing it through any copy releases it. The zero Permit
-// holds no slot.
+// holds no slot: its ID is 0 and its Data nil, a Tracker refuses to mark
+// or release it (ErrUnknownPermit), and the built-in suppliers panic if
+// asked to release it.
 type Permit struct {
 	rec *record
 	id  uint64

@@ -14,8 +14,9 @@ import (
 // reservation's ctx is already done (a Tracker checks ctx first).
 //
 // Permits carry no data and are allocated one per slot. It may be shared
-// by several Trackers; create one with NewResourceBased (the zero value is
-// unusable).
+// by several Trackers; create one with NewResourceBased. The zero
+// ResourceBased (and a nil *ResourceBased) is unusable: it has no Sampler,
+// and its methods other than MarkSlotUsed panic, naming NewResourceBased.
 type ResourceBased struct {
 	opts    ResourceOptions
 	sampler Sampler
@@ -33,6 +34,9 @@ type ResourceBased struct {
 	lastRaise    time.Time
 	usage        Usage
 	err          error         // the last sample's error
+	skipped      uint64        // readings that failed, panicked or held garbage
+	panics       uint64        // of skipped, Sampler panics
+	garbage      uint64        // of skipped, readings refused for their figures
 	changed      chan struct{} // closed when a slot may have come free; nil: nobody waits
 }
 
@@ -62,11 +66,21 @@ func NewResourceBased(o ResourceOptions) (*ResourceBased, error) {
 }
 
 // MaxSlots returns ResourceOptions.MaxSlots.
-func (r *ResourceBased) MaxSlots() int { return r.opts.MaxSlots }
+func (r *ResourceBased) MaxSlots() int {
+	r.mustBeMade()
+	return r.opts.MaxSlots
+}
+
+func (r *ResourceBased) mustBeMade() {
+	if r == nil || r.sampler == nil {
+		panic("weft/slots: ResourceBased not made by NewResourceBased")
+	}
+}
 
 // ReserveSlot grants a slot when the budget allows, waiting for a release
 // or the next sample otherwise, until ctx is done.
 func (r *ResourceBased) ReserveSlot(ctx context.Context, _ ReserveContext) (Permit, error) {
+	r.mustBeMade()
 	for {
 		r.mu.Lock()
 		now := time.Now()
@@ -103,6 +117,7 @@ func sleepFor(ctx context.Context, changed <-chan struct{}, d time.Duration) err
 
 // TryReserveSlot grants a slot if the budget allows now.
 func (r *ResourceBased) TryReserveSlot(ReserveContext) (Permit, bool) {
+	r.mustBeMade()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.grantLocked(time.Now())
@@ -112,8 +127,13 @@ func (r *ResourceBased) TryReserveSlot(ReserveContext) (Permit, bool) {
 // budget.
 func (r *ResourceBased) MarkSlotUsed(UsedInfo) {}
 
-// ReleaseSlot takes a slot back.
-func (r *ResourceBased) ReleaseSlot(ReleaseInfo) {
+// ReleaseSlot takes a slot back. It panics for the zero Permit, which
+// holds no slot, and when no slot is out.
+func (r *ResourceBased) ReleaseSlot(ri ReleaseInfo) {
+	r.mustBeMade()
+	if ri.Permit.IsZero() {
+		panic("weft/slots: ResourceBased.ReleaseSlot of the zero Permit, which holds no slot")
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.held == 0 {
@@ -147,12 +167,21 @@ func (r *ResourceBased) setHeldLocked(now time.Time, held int) {
 }
 
 // sampleLocked reads usage and, once per LoadDelay, sets the budget. A
-// failed reading leaves the budget as it was.
+// reading that fails, panics or holds garbage is skipped and counted: the
+// budget stays as the last good readings set it, and the next decision
+// compares against them.
 func (r *ResourceBased) sampleLocked(now time.Time) {
 	r.nextSample = now.Add(r.opts.SampleInterval)
-	u, err := r.sampler.Sample()
+	u, fault, err := sampleChecked(r.sampler)
 	r.err = err
-	if err != nil {
+	if fault != sampleOK {
+		r.skipped++
+		switch fault {
+		case samplePanicked:
+			r.panics++
+		case sampleGarbage:
+			r.garbage++
+		}
 		return
 	}
 	prev := r.usage
@@ -219,15 +248,30 @@ func (r *ResourceBased) wakeLocked() {
 
 // ResourceState is a snapshot of a ResourceBased supplier.
 type ResourceState struct {
-	Usage    Usage // the last reading
+	Usage    Usage // the last good reading
 	SlotLoad Usage // estimated load of one slot (0 until measured)
-	Budget   int   // slots that may be out, as of the last reading
+	Budget   int   // slots that may be out, as of the last good reading
 	Held     int   // slots out
-	Err      error // the last reading's error, nil if it succeeded
+	// Err is the last reading's error, nil if it succeeded. A Sampler
+	// that panicked, or returned figures that are not usage (NaN,
+	// infinite, negative, or over a hundred times the allowance), shows
+	// here as an error wrapping ErrBadSample.
+	Err error
+
+	// Skipped counts the readings skipped since the supplier was made:
+	// those whose Sampler returned an error, panicked, or returned
+	// garbage. Of them, Panics panicked and Garbage held figures that
+	// are not usage. The supplier decides on the last good readings
+	// meanwhile; a count that keeps growing means it decides on stale
+	// ones.
+	Skipped uint64
+	Panics  uint64
+	Garbage uint64
 }
 
 // State returns what r last read and decided.
 func (r *ResourceBased) State() ResourceState {
+	r.mustBeMade()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	cpu, _ := r.ctl.est[resCPU].slope()
@@ -238,5 +282,8 @@ func (r *ResourceBased) State() ResourceState {
 		Budget:   r.budget,
 		Held:     r.held,
 		Err:      r.err,
+		Skipped:  r.skipped,
+		Panics:   r.panics,
+		Garbage:  r.garbage,
 	}
 }

@@ -23,7 +23,10 @@ type Usage struct {
 // Sampler reads resource usage for a ResourceBased supplier. Sample is
 // called under the supplier's lock, at most once per sample interval; it
 // should return in well under a millisecond. Implement it to feed the
-// supplier other figures (or, in tests, a simulated workload).
+// supplier other figures (or, in tests, a simulated workload). A reading
+// that returns an error, panics, or holds figures that are not usage (NaN,
+// infinite, negative) is skipped and counted (ResourceState.Skipped): the
+// supplier goes on deciding on the last good readings.
 type Sampler interface {
 	Sample() (Usage, error)
 }

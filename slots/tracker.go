@@ -16,7 +16,8 @@ import (
 //
 // It keeps the live figures that ReserveContext shows suppliers and that
 // Stats reports. Its methods are safe for concurrent use. The zero Tracker
-// is unusable (its methods panic); create one with NewTracker.
+// (and a nil *Tracker) is unusable: its methods panic, naming NewTracker,
+// which makes one.
 type Tracker struct {
 	supplier Supplier
 	token    *owner     // stamped on permits when leak detection is off
@@ -86,7 +87,10 @@ func NewTracker(s Supplier, opts ...TrackerOption) *Tracker {
 }
 
 // Supplier returns the supplier t was made with.
-func (t *Tracker) Supplier() Supplier { return t.supplier }
+func (t *Tracker) Supplier() Supplier {
+	t.mustBeMade()
+	return t.supplier
+}
 
 // Reserve blocks until the supplier grants a slot or ctx is done, and
 // returns the slot's permit. kind says what the slot is for (suppliers see
@@ -250,7 +254,7 @@ func (t *Tracker) check(p Permit) error {
 }
 
 func (t *Tracker) mustBeMade() {
-	if t.supplier == nil {
+	if t == nil || t.supplier == nil {
 		panic("weft/slots: Tracker not made by NewTracker")
 	}
 }

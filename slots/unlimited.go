@@ -5,7 +5,9 @@ import "context"
 // Unlimited is a Supplier that always has a slot: admission that admits
 // everything, but still counts (through a Tracker) what is reserved and in
 // use. It is the pool's default. The zero Unlimited is ready to use and
-// shareable.
+// shareable; it is the only Unlimited there is, so use the value, not a
+// pointer (a nil *Unlimited panics, as any value method called through a
+// nil pointer does).
 type Unlimited struct{}
 
 // ReserveSlot hands out a new permit at once, unless ctx is already done.
