@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -106,6 +107,36 @@ func TestHandlerPanicIsRetried(t *testing.T) {
 		var pan *scheduler.Panic
 		require.ErrorAs(t, err, &pan)
 		require.Equal(t, "first delivery of an even task", pan.Value)
+	}
+}
+
+// TestHandlerGoexitIsRetried: a handler that calls runtime.Goexit (t.Fatal
+// in a test's handler) fails its task with scheduler.ErrGoexit instead of
+// leaving it, and its slot, stuck; the task is retried and the pool goes
+// on with a replaced worker.
+func TestHandlerGoexitIsRetried(t *testing.T) {
+	const n = 10
+	q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: 5 * time.Millisecond})
+	putN(q, n)
+	l := intaketest.NewLedger(3)
+	w := newWorker(t, intake.Config{
+		Source:   q,
+		Supplier: l.Supplier(slots.NewFixed(3)),
+		Pool:     newPool(t, 2),
+		Backoff:  noDelay,
+		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+			if k, _ := strconv.Atoi(string(task.Payload())); task.Deliveries() == 1 && k%2 == 0 {
+				runtime.Goexit()
+			}
+			return nil
+		},
+	})
+	eventually(t, 10*time.Second, func() bool { return w.Stats().Acked == n }, "all acked")
+	require.NoError(t, w.Shutdown(context.Background()))
+	require.EqualValues(t, 5, w.Stats().Redelivered)
+	require.Empty(t, l.Problems())
+	for _, err := range l.Stats().Failures {
+		require.ErrorIs(t, err, scheduler.ErrGoexit)
 	}
 }
 

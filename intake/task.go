@@ -63,12 +63,21 @@ func (w *Worker) run(r *inflight, sw *scheduler.Worker) {
 	must(w.tracker.MarkUsed(r.permit, slots.TaskInfo{Kind: w.cfg.Kind, Data: r.task}))
 	w.counts.started.Add(1)
 	var err error
-	if pan := scheduler.CatchWorker(func(sw *scheduler.Worker) {
+	// RunThen settles the task even if the handler calls runtime.Goexit
+	// (t.Fatal in a test's handler): it fails, with scheduler.ErrGoexit.
+	scheduler.RunThen(sw, func(sw *scheduler.Worker) {
 		err = w.cfg.Handler(w.runCtx, sw, r.task)
-	}, sw); pan != nil {
-		w.counts.panics.Add(1)
-		err = pan
-	}
+	}, func(pan *scheduler.Panic) {
+		if pan != nil {
+			w.counts.panics.Add(1)
+			err = pan
+		}
+		w.ended(r, err)
+	})
+}
+
+// ended settles a task whose handler returned err (or panicked).
+func (w *Worker) ended(r *inflight, err error) {
 	r.state.Store(taskSettling)
 	// The task has ended: its slot goes back now, here, so that a poller
 	// can reuse it without waiting for another goroutine to be scheduled

@@ -64,8 +64,19 @@
 // original value and the stack where it happened: Run re-raises it in its
 // caller, a join in the joining task. A detached task's panic goes to the
 // pool's panic handler, or crashes the program if there is none. The pool
-// keeps working after a task panics. Tasks must not call runtime.Goexit
-// (and so not t.FailNow): it would end a worker goroutine.
+// keeps working after a task panics. A task that calls runtime.Goexit
+// (t.FailNow does) ends its worker goroutine, which no deferred function
+// can prevent: the pool releases every job on the way out, whose waiters
+// get a *Panic carrying ErrGoexit, and replaces the goroutine.
+//
+// # Misuse
+//
+// Run, Broadcast, join.On and scope.On called from a task of the same
+// pool run on the calling worker instead of blocking it on itself; Close
+// and Shutdown called from one panic. A task that must wait for a long
+// time wraps the wait in Worker.Block, which lets a stand-in goroutine run
+// the worker's queue meanwhile. docs/faults.md lists what weft does for
+// every fault and misuse.
 //
 // # Shutting down
 //

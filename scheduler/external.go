@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 
 	"github.com/weftrt/weft/latch"
 	"github.com/weftrt/weft/slots"
@@ -94,6 +95,8 @@ func (j *runJob) abandon(err error) *Panic {
 // Spawn queues f to run on some worker and returns without waiting. If f
 // panics, the panic goes to the pool's panic handler (WithPanicHandler);
 // without one it is re-raised on the worker, which crashes the program.
+// If f calls runtime.Goexit, the handler gets a *Panic carrying ErrGoexit;
+// without one, f just ends, as a goroutine would.
 //
 // Like Run, Spawn first reserves a slot, waiting as long as ctx allows; it
 // returns ctx.Err() if ctx ends first, and ErrClosed if the pool is
@@ -153,7 +156,12 @@ func (j *spawnJob) RunJob(w *Worker) {
 func (j *spawnJob) finish(pan *Panic) {
 	pan = firstPanic(pan, j.pool.door.finish(j.permit, pan))
 	j.pool.taskDone()
-	if pan != nil && !j.pool.handlePanic(pan) {
+	if pan == nil || j.pool.handlePanic(pan) {
+		return
+	}
+	// Nobody takes it. A panic crashes the program rather than vanish;
+	// a Goexit ends quietly, as it would in a goroutine of its own.
+	if !errors.Is(pan, ErrGoexit) {
 		panic(pan)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/weftrt/weft/join"
 	"github.com/weftrt/weft/scheduler"
@@ -44,6 +45,7 @@ func requireGoexit(t *testing.T, v any) {
 // the task's waiter with ErrGoexit instead of hanging it, the worker
 // goroutine is replaced, and the pool keeps working and closes.
 func TestGoexitInTask(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for _, workers := range []int{1, 2} {
 		p := pool(t, scheduler.WithWorkers(workers))
 		ctx := context.Background()
@@ -71,6 +73,7 @@ func TestGoexitInTask(t *testing.T) {
 // TestGoexitInSpawnGoesToHandler: a detached task's Goexit reaches the
 // panic handler.
 func TestGoexitInSpawnGoesToHandler(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	got := make(chan *scheduler.Panic, 1)
 	p := pool(t, scheduler.WithWorkers(1), scheduler.WithPanicHandler(func(p *scheduler.Panic) { got <- p }))
 	require.NoError(t, p.Spawn(context.Background(), func(*scheduler.Worker) { runtime.Goexit() }))
@@ -125,6 +128,7 @@ func (s *panicky) ReleaseSlot(r slots.ReleaseInfo) {
 // reaches whoever waits for the task (Run's and Broadcast's callers, the
 // panic handler for Spawn), the slot is back, and the pool keeps working.
 func TestSupplierPanics(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	handled := make(chan *scheduler.Panic, 1)
 	s := &panicky{Supplier: slots.NewFixed(2)}
 	p := pool(t, scheduler.WithWorkers(2), scheduler.WithSupplier(s),
@@ -166,6 +170,7 @@ func TestSupplierPanics(t *testing.T) {
 // task of the same pool work (inline, on the calling worker) instead of
 // blocking the worker on itself, even on a one-worker pool.
 func TestRunFromOwnTask(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for _, workers := range []int{1, 3} {
 		p := pool(t, scheduler.WithWorkers(workers))
 		ctx := context.Background()
@@ -189,6 +194,7 @@ func TestRunFromOwnTask(t *testing.T) {
 // panic with a message naming the mistake instead of waiting for
 // themselves; the pool still closes from outside.
 func TestStopFromOwnTaskPanics(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	p := pool(t, scheduler.WithWorkers(1))
 	for _, stop := range []func(){p.Close, func() { _ = p.Shutdown(context.Background()) }} {
 		v := catch(func() { _ = p.Run(context.Background(), func(*scheduler.Worker) { stop() }) })
@@ -233,6 +239,7 @@ func TestMisusedPools(t *testing.T) {
 // TestShutdownDoneContextIdlePool: with nothing pending, Shutdown returns
 // nil even if its context is already done (http.Server's rule), every time.
 func TestShutdownDoneContextIdlePool(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for range 50 {
@@ -257,6 +264,7 @@ func (s *waiting) ReserveSlot(ctx context.Context, rc slots.ReserveContext) (slo
 // TestCloseWakesSlotWaiters: a Run waiting for a slot returns ErrClosed
 // when the pool starts shutting down, not when its own context ends.
 func TestCloseWakesSlotWaiters(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	s := &waiting{Supplier: slots.NewFixed(1), entered: make(chan struct{}, 2)}
 	p := pool(t, scheduler.WithWorkers(1), scheduler.WithSupplier(s))
 	ctx := context.Background()

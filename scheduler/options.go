@@ -26,7 +26,7 @@ type config struct {
 
 // WithWorkers sets the number of worker goroutines. The default is
 // runtime.GOMAXPROCS(0). New fails with ErrWorkers for n <= 0 or more
-// than sleep.MaxWorkers.
+// than MaxWorkers.
 func WithWorkers(n int) Option {
 	return func(c *config) { c.workers, c.workersSet = n, true }
 }

@@ -16,6 +16,14 @@ import (
 // or closed.
 var ErrClosed = errors.New("weft/scheduler: pool closed")
 
+// MaxWorkers is the most workers a pool supports. A worker is meant to
+// own a core; pools far larger than the machine spend their time
+// searching and waking, and past a few thousand workers even the linear
+// costs (a full sweep of every deque before a worker sleeps, Run's lookup
+// of its caller) add up. Tasks that block belong in Worker.Block, not in
+// extra workers.
+const MaxWorkers = 4096
+
 // ErrWorkers is returned by New for a worker count it cannot run.
 var ErrWorkers = errors.New("weft/scheduler: invalid worker count")
 
@@ -62,8 +70,8 @@ type Pool struct {
 // New starts a pool. With no options it has runtime.GOMAXPROCS(0) workers.
 func New(opts ...Option) (*Pool, error) {
 	cfg := newConfig(opts)
-	if cfg.workers <= 0 || cfg.workers > sleep.MaxWorkers {
-		return nil, fmt.Errorf("%w: %d (want 1..%d)", ErrWorkers, cfg.workers, sleep.MaxWorkers)
+	if cfg.workers <= 0 || cfg.workers > MaxWorkers {
+		return nil, fmt.Errorf("%w: %d (want 1..%d)", ErrWorkers, cfg.workers, MaxWorkers)
 	}
 	if cfg.heartbeat <= 0 {
 		return nil, fmt.Errorf("%w: %v (want > 0)", ErrHeartbeat, cfg.heartbeat)

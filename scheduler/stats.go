@@ -17,6 +17,9 @@ type Stats struct {
 	// Replaced counts worker goroutines started in place of one that a
 	// task ended with runtime.Goexit (see ErrGoexit).
 	Replaced uint64
+	// Blocked counts Worker.Block calls: a stand-in goroutine ran the
+	// worker's loop while a task blocked.
+	Blocked  uint64
 	Injected uint64 // jobs that entered from outside (Run, Spawn)
 	Sleeps   uint64 // times a worker blocked for lack of work
 	Wakeups  uint64 // times a blocked worker was woken
@@ -40,6 +43,7 @@ func (p *Pool) Stats() Stats {
 		s.Steals += w.steals.Load()
 		s.Published += w.published.Load()
 		s.Replaced += w.replaced.Load()
+		s.Blocked += w.standIns.Load()
 		ws := p.sleep.WorkerStats(w.index)
 		s.Sleeps += ws.Sleeps
 		s.Wakeups += ws.Wakeups

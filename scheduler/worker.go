@@ -51,8 +51,11 @@ type Worker struct {
 	// owner adds (rarely: one publication per heartbeat at most).
 	published atomic.Uint64
 	// replaced counts goroutines that ended through runtime.Goexit and
-	// were replaced (see replace).
+	// were replaced (see replace); standIns counts Block calls.
 	replaced atomic.Uint64
+	standIns atomic.Uint64
+	// probes counts deques tried by steal, for tests of the search cost.
+	probes atomic.Uint64
 
 	// goroutine identifies the goroutine now running w (see goroutine.go),
 	// or is 0 between two goroutines. Written by that goroutine, read by
@@ -163,7 +166,7 @@ func (w *Worker) waitUntilCold(l *latch.Core) {
 	s := w.pool.sleep
 	idle := s.StartLooking(w.index)
 	for !l.Probe() {
-		if j := w.findWork(); j != nil {
+		if j := w.findWork(idle.Final()); j != nil {
 			s.WorkFound()
 			w.Execute(j)
 			idle = s.StartLooking(w.index)
@@ -177,7 +180,7 @@ func (w *Worker) waitUntilCold(l *latch.Core) {
 // Yield runs one pending job, if there is one, and reports whether it did.
 // A long task can call it to let queued work progress.
 func (w *Worker) Yield() bool {
-	j := w.findWork()
+	j := w.findWork(true)
 	if j == nil {
 		return false
 	}
@@ -186,8 +189,9 @@ func (w *Worker) Yield() bool {
 }
 
 // findWork looks for a job: own deque, own mailbox, other deques, then
-// the injector.
-func (w *Worker) findWork() *Job {
+// the injector. With all set it tries every other deque; otherwise at most
+// sampleVictims of them (see steal).
+func (w *Worker) findWork(all bool) *Job {
 	if j, ok := w.deque.Pop(); ok {
 		return j
 	}
@@ -196,7 +200,7 @@ func (w *Worker) findWork() *Job {
 			return j
 		}
 	}
-	if j := w.steal(); j != nil {
+	if j := w.steal(all); j != nil {
 		return j
 	}
 	if j, ok := w.pool.injector.Pop(); ok {
@@ -206,18 +210,32 @@ func (w *Worker) findWork() *Job {
 	return nil
 }
 
-// steal tries every other worker once, starting at a random one, and
-// sweeps again while some steal lost a race.
-func (w *Worker) steal() *Job {
+// sampleVictims is how many deques a search round that is not a worker's
+// last before sleeping tries. It keeps the cost of spinning independent of
+// the pool's size: a worker's whole trip toward sleep costs
+// rounds*sampleVictims probes plus one full sweep, linear in the workers,
+// where sweeping every deque every round made a large pool's idle
+// searching quadratic.
+const sampleVictims = 16
+
+// steal tries the other workers' deques, starting at a random one: all of
+// them, or at most sampleVictims; and sweeps again while some steal lost a
+// race.
+func (w *Worker) steal(all bool) *Job {
 	ws := w.pool.workers
 	n := uint32(len(ws))
 	if n == 1 {
 		return nil
 	}
+	tries := n
+	if !all {
+		tries = min(n, sampleVictims+1) // +1: one of them may be w itself
+	}
 	start := w.random() % n
 	for {
 		retry := false
-		for k := range n {
+		w.probes.Add(uint64(tries)) // one add a sweep: an upper bound
+		for k := range tries {
 			v := ws[(start+k)%n]
 			if v == w {
 				continue

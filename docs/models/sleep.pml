@@ -26,7 +26,9 @@
  *    the model); either way only the NW other workers can run the job.
  *  - NW workers loop: StartLooking (inactive++), search; on success
  *    WorkFound (inactive--) and run the job; otherwise NoWorkFound:
- *    R fruitless rounds, announce sleepy, one more round, then sleep.
+ *    up to R fruitless rounds (fewer when the search is crowded), each of
+ *    which may miss the deque (it samples the deques), announce sleepy,
+ *    one more round that sees every queue, then sleep.
  *  - Each worker's mutex, condvar and `blocked` flag as in latch.pml (the
  *    worker's latch stays Unset, so its CASes always succeed and are left
  *    out).
@@ -59,6 +61,7 @@
  *  MUTANT_PUSH_NO_JEC          NewJobs never bumps the JEC                    -> (1)
  *  MUTANT_NO_JEC_CHECK         sleeper registers without comparing the JEC    -> (1)
  *  MUTANT_NO_FINAL_SEARCH      sleeper sleeps right after announcing          -> (1)
+ *  MUTANT_SAMPLED_FINAL_SEARCH the search after announcing samples too       -> (1)
  *  MUTANT_PUSH_BEFORE_JOB      NewJobs runs before the job is visible         -> (1)
  *  MUTANT_REGISTER_BEFORE_LOCK sleeper counts itself sleeping before taking
  *                              its mutex                                     -> (1)
@@ -167,7 +170,15 @@ start:
 	rounds = 0;
 search:
 	found = false;
-	atomic { if :: dq > 0 -> dq--; found = true :: else -> skip fi };
+	if
+	:: atomic { if :: dq > 0 -> dq--; found = true :: else -> skip fi }
+#ifdef MUTANT_SAMPLED_FINAL_SEARCH
+	:: true -> skip          /* BUG: the last search samples too */
+#else
+	:: rounds <= R -> skip   /* a round before the announcement tries a
+	                            sample of the deques and may miss this one */
+#endif
+	fi;
 	if
 	:: !found -> atomic { if :: inj > 0 -> inj--; found = true :: else -> skip fi }
 	:: else -> skip
@@ -183,7 +194,7 @@ search:
 	if
 	:: rounds < R ->
 		rounds++
-	:: rounds == R ->
+	:: rounds <= R ->         /* at R, or earlier when the search is crowded */
 		/* announceSleepy: make the JEC even, remember it */
 		atomic {
 			if
@@ -192,7 +203,7 @@ search:
 			fi;
 			seen = jec
 		};
-		rounds++;
+		rounds = R + 1;           /* the next search is the final, full one */
 #ifdef MUTANT_NO_FINAL_SEARCH
 		/* BUG: no search between announcing and sleeping. A job posted
 		 * before the announcement (whose post found the JEC odd, or bumped

@@ -1,0 +1,69 @@
+package scheduler
+
+import "github.com/weftrt/weft/latch"
+
+// Block runs f, which may block for a long time (on I/O, a channel, a lock,
+// another pool), while another goroutine stands in for w: it runs w's
+// queued work, steals and sleeps exactly as w would, so the pool keeps all
+// its workers and the tasks that f may be waiting for still run, even on a
+// one-worker pool. It is Go's hand-off of a P around a system call, and
+// Java's ForkJoinPool.managedBlock, for weft's workers.
+//
+// Use it around any wait that can last longer than a few microseconds or
+// that waits for other work of the same pool: without it the worker sits
+// idle, and if every worker waits for work queued behind it the pool
+// deadlocks. A join whose halves wait for each other needs it too: Block
+// first publishes the worker's private forks, so the other half can run.
+//
+// f must not use w (the stand-in owns it until f returns). When f returns,
+// Block waits for the stand-in to finish the job it is running, if any,
+// and returns on w's own goroutine; a panic in f passes through Block
+// after that.
+func (w *Worker) Block(f func()) {
+	if f == nil {
+		panic("weft/scheduler: Block with a nil function")
+	}
+	if !w.IsCurrent() {
+		panic("weft/scheduler: Block on a *Worker that is not the calling goroutine's: " +
+			"call it with the *Worker your task received")
+	}
+	w.publishAll()
+	s := w.standIn()
+	defer s.stop()
+	f()
+}
+
+// standIn is a goroutine running w's loop while w's own goroutine is
+// blocked in Block.
+type standIn struct {
+	w    *Worker
+	self uintptr       // w's own goroutine, restored when the stand-in stops
+	halt latch.Owned   // set by stop; the stand-in waits on it as w
+	done chan struct{} // closed once the stand-in is out of w
+}
+
+func (w *Worker) standIn() *standIn {
+	s := &standIn{w: w, self: w.goroutine.Load(), done: make(chan struct{})}
+	s.halt.Init(w.pool.sleep, w.index)
+	w.standIns.Add(1)
+	// Everything w's goroutine did to w happens before the go statement,
+	// so the stand-in may act as w's owner from its first instruction.
+	go s.run()
+	return s
+}
+
+func (s *standIn) run() {
+	defer close(s.done)
+	s.w.goroutine.Store(goroutine())
+	s.w.WaitUntil(&s.halt)
+}
+
+// stop ends the stand-in and makes the calling goroutine w's owner again.
+// Setting halt wakes the stand-in if it sleeps on it; it returns from
+// WaitUntil between two jobs, and closing done makes all it did to w
+// happen before stop returns.
+func (s *standIn) stop() {
+	s.halt.Set()
+	<-s.done
+	s.w.goroutine.Store(s.self)
+}
