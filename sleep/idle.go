@@ -12,9 +12,15 @@ import (
 // worker gets it from StartLooking and passes it to every NoWorkFound.
 type Idle struct {
 	worker int
-	rounds int // fruitless rounds so far
-	jec    jec // the JEC this worker saw when it got sleepy
+	rounds int  // fruitless rounds so far
+	jec    jec  // the JEC this worker saw when it got sleepy
+	sleepy bool // announced: the next search is the last before sleeping
 }
+
+// Final reports whether the worker's next search is its last before it
+// sleeps. That search must look at every queue (the protocol's guarantee
+// that no job is left behind rests on it); earlier ones may sample.
+func (i *Idle) Final() bool { return i.sleepy }
 
 // StartLooking counts worker as inactive and starts its search.
 func (s *Sleep) StartLooking(worker int) Idle {
@@ -32,16 +38,29 @@ func (s *Sleep) WorkFound() { s.counters.subInactive() }
 // or WakeAll is called. It returns without sleeping if l is set.
 func (s *Sleep) NoWorkFound(idle *Idle, l *latch.Core) {
 	switch {
-	case idle.rounds < s.rounds:
+	case idle.rounds < s.rounds && !s.crowded():
 		idle.rounds++
 		pause()
-	case idle.rounds == s.rounds:
+	case idle.rounds <= s.rounds:
 		idle.jec = s.counters.announceSleepy().jec()
-		idle.rounds++
+		idle.rounds = s.rounds + 1
+		idle.sleepy = true
 		pause()
 	default:
 		s.sleep(idle, l)
 	}
+}
+
+// crowded reports whether more than half the workers (at least one) are
+// awake and searching. Go's runtime keeps at most half its Ps spinning for
+// the same reason: beyond that, more searchers only add loads of the same
+// contended queue indices and cost CPU, and the ones already searching
+// will find a new job as soon as any one would. A worker that finds the
+// search crowded skips the rest of its spinning and goes toward sleep
+// (announce, one last full search, sleep), which the protocol allows at
+// any round.
+func (s *Sleep) crowded() bool {
+	return s.counters.load().awakeButIdle() > max(1, len(s.workers)/2)
 }
 
 // pauseSpins is how many loads a pause between search rounds takes:
