@@ -41,16 +41,33 @@ func (d *door) reserve(ctx context.Context) (slots.Permit, error) {
 	if d.unlimited {
 		return d.tracker.Reserve(ctx, d.kind)
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stop := context.AfterFunc(d.closed, func() { cancel(ErrClosed) })
-	defer stop()
+	if ctx.Done() == nil {
+		// The caller's context can never end (Background, TODO): the
+		// pool's closing is the only way out, and closingContext gives it
+		// without the allocation and shared registration of a merge.
+		ctx = closingContext{ctx, d.closed}
+	} else {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(d.closed, cancel)()
+	}
 	p, err := d.tracker.Reserve(ctx, d.kind)
-	if err != nil && context.Cause(ctx) == ErrClosed {
+	if err != nil && d.closed.Err() != nil {
 		return p, ErrClosed
 	}
 	return p, err
 }
+
+// closingContext is a context that never ends by itself (its parent's Done
+// is nil) made to end when the pool starts closing.
+type closingContext struct {
+	context.Context                 // the caller's: values (and no deadline)
+	closed          context.Context // the door's
+}
+
+func (c closingContext) Done() <-chan struct{} { return c.closed.Done() }
+func (c closingContext) Err() error            { return c.closed.Err() }
 
 func (d *door) tryReserve() (slots.Permit, error) {
 	p, ok := d.tracker.TryReserve(d.kind)

@@ -262,12 +262,19 @@ func (s *waiting) ReserveSlot(ctx context.Context, rc slots.ReserveContext) (slo
 }
 
 // TestCloseWakesSlotWaiters: a Run waiting for a slot returns ErrClosed
-// when the pool starts shutting down, not when its own context ends.
+// when the pool starts shutting down, not when its own context ends;
+// with a context that can never end and with one that can.
 func TestCloseWakesSlotWaiters(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	t.Run("background", func(t *testing.T) { closeWakesSlotWaiters(t, context.Background()) })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	t.Run("cancellable", func(t *testing.T) { closeWakesSlotWaiters(t, ctx) })
+}
+
+func closeWakesSlotWaiters(t *testing.T, ctx context.Context) {
 	s := &waiting{Supplier: slots.NewFixed(1), entered: make(chan struct{}, 2)}
 	p := pool(t, scheduler.WithWorkers(1), scheduler.WithSupplier(s))
-	ctx := context.Background()
 	release := make(chan struct{})
 	require.NoError(t, p.Spawn(ctx, func(*scheduler.Worker) { <-release })) // holds the only slot
 	<-s.entered
