@@ -131,9 +131,16 @@ func TestSupplierPanics(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	handled := make(chan *scheduler.Panic, 1)
 	s := &panicky{Supplier: slots.NewFixed(2)}
-	p := pool(t, scheduler.WithWorkers(2), scheduler.WithSupplier(s),
+	var leaks atomic.Int32
+	p := pool(t, scheduler.WithWorkers(2),
+		scheduler.WithSupplier(s, slots.WithLeakHook(func(slots.Leak) { leaks.Add(1) })),
 		scheduler.WithPanicHandler(func(p *scheduler.Panic) { handled <- p }))
 	defer p.Close()
+	defer func() {
+		runtime.GC() // leak detection runs at garbage collection
+		runtime.GC()
+		assert.Zero(t, leaks.Load(), "permits dropped without release")
+	}()
 	ctx := context.Background()
 	settled := func() {
 		t.Helper()
