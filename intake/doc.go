@@ -79,7 +79,9 @@
 // The supplier is wrapped in a slots.Pauseable (unless it is one). Pause
 // pauses it, so no poller gets a slot, and cancels the polls in flight;
 // a task that comes back from a poll, or that the pool starts, while the
-// worker is paused is returned to the source unrun (Nack with no delay).
+// worker is paused is returned to the source unrun (Nack with no delay,
+// or HandBack for a task that is a HandBacker, so that the return does
+// not count as a delivery).
 // A paused worker therefore starts no task; the tasks running go on.
 //
 // Shutdown stops polling the same way, returns the tasks that have not

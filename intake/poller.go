@@ -126,7 +126,7 @@ func (w *Worker) releaseUnused(permits []slots.Permit) {
 func (w *Worker) refuseExtra(tasks []Task) {
 	w.report(fmt.Errorf("weft/intake: source returned %d tasks more than asked; returned to it", len(tasks)))
 	for _, t := range tasks {
-		w.settle(t, func(ctx context.Context) error { return t.Nack(ctx, 0) })
+		w.settle(t, func(ctx context.Context) error { return returnUnrun(ctx, t) })
 		w.counts.handedBack.Add(1)
 	}
 }

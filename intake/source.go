@@ -30,8 +30,8 @@ type Source interface {
 //
 // The worker settles every task it polls exactly once: Ack when the
 // handler succeeds, Nack with a backoff delay when it fails, Terminate
-// when it is poison, Nack with no delay when the task is handed back
-// unrun (shutdown, pause). A handler must not settle the task itself;
+// when it is poison, HandBack (see HandBacker) or else Nack with no delay
+// when the task is handed back unrun (shutdown, pause). A handler must not settle the task itself;
 // it may call InProgress.
 type Task interface {
 	// ID identifies the task across deliveries (the same ID on every
@@ -54,6 +54,19 @@ type Task interface {
 	// again, and keeps reason where it can (a dead-letter record, an
 	// advisory).
 	Terminate(ctx context.Context, reason string) error
+}
+
+// HandBacker is implemented by a task whose source can take it back unrun
+// without counting the delivery: the worker calls HandBack instead of
+// Nack(ctx, 0) for a task it polled but never started (shutdown, pause,
+// a failed poll), so that Deliveries, and with it MaxDeliveries, counts
+// only the deliveries that ran (or died running). A source whose every
+// return counts a delivery (a JetStream consumer's NumDelivered) would
+// otherwise let a few graceful restarts terminate tasks that never ran.
+type HandBacker interface {
+	// HandBack returns the task to the source unrun, to be delivered
+	// again at once; the delivery it was polled with does not count.
+	HandBack(ctx context.Context) error
 }
 
 // Leaser is implemented by a source whose deliveries expire: Lease is how

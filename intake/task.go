@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
@@ -147,10 +148,47 @@ func (w *Worker) poisoned(t Task, err error) bool {
 	return limit > 0 && t.Deliveries() >= limit
 }
 
+// terminate settles a poison task. It counts the task as terminated only
+// once the source took the Terminate: one that failed is reported (and
+// counted among SettleErrors), and the source delivers the task again,
+// to be terminated again.
 func (w *Worker) terminate(r *inflight, err error) {
-	w.settle(r.task, func(ctx context.Context) error { return r.task.Terminate(ctx, err.Error()) })
-	w.counts.terminated.Add(1)
+	reason := terminateReason(err)
+	if reason != err.Error() {
+		// The reason the source keeps (and, for JetStream, sends to every
+		// subscriber of its advisories) carries no stack: the worker's
+		// own error hook gets the whole of it.
+		w.report(fmt.Errorf("weft/intake: terminating task %s: %w", r.task.ID(), err))
+	}
+	if w.settle(r.task, func(ctx context.Context) error { return r.task.Terminate(ctx, reason) }) == nil {
+		w.counts.terminated.Add(1)
+	}
 }
+
+// terminateReason is the reason a task that failed with err is terminated
+// with: the error's text, except for a panic, whose stack (with the
+// handler's source paths) is left out: the panic's value and type say
+// what happened.
+func terminateReason(err error) string {
+	var pan *scheduler.Panic
+	if errors.As(err, &pan) {
+		// The value is cut short so that the type, after it, survives a
+		// source that bounds the reason.
+		v := fmt.Sprint(pan.Value)
+		if len(v) > maxPanicValue {
+			cut := maxPanicValue
+			for cut > 0 && !utf8.RuneStart(v[cut]) {
+				cut--
+			}
+			v = v[:cut] + "..."
+		}
+		return fmt.Sprintf("weft: task panicked: %s (%T)", v, pan.Value)
+	}
+	return err.Error()
+}
+
+// maxPanicValue bounds the panic value's text in a terminate reason.
+const maxPanicValue = 256
 
 // handBack returns an unstarted task to the source, if nobody started or
 // returned it first.
@@ -163,7 +201,7 @@ func (w *Worker) handBack(r *inflight) {
 // giveBack returns a task that the caller has claimed, unrun: redelivered
 // at once, to this worker after a Resume or to another.
 func (w *Worker) giveBack(r *inflight) {
-	w.settle(r.task, func(ctx context.Context) error { return r.task.Nack(ctx, 0) })
+	w.settle(r.task, func(ctx context.Context) error { return returnUnrun(ctx, r.task) })
 	w.counts.handedBack.Add(1)
 	w.release(r, slots.NeverUsed())
 }
@@ -186,4 +224,14 @@ func (w *Worker) settle(t Task, call func(context.Context) error) error {
 		w.report(fmt.Errorf("weft/intake: settling task %s: %w", t.ID(), err))
 	}
 	return err
+}
+
+// returnUnrun returns a task that never ran: with HandBack where the task
+// has it, so that the return does not count as a delivery, else with a
+// Nack with no delay.
+func returnUnrun(ctx context.Context, t Task) error {
+	if h, ok := t.(HandBacker); ok {
+		return h.HandBack(ctx)
+	}
+	return t.Nack(ctx, 0)
 }

@@ -44,6 +44,25 @@ type Config struct {
 	// Replicas is the stream's replica count. Default 1.
 	Replicas int
 
+	// DeadLetterStream is the stream where terminated tasks are kept, each
+	// with its payload, its headers and Weft-Dead-* headers that say why
+	// (see DeadLetter), for Replay to put back. Default: the stream's
+	// name followed by "_DEAD" ("WEFT_TASKS_DEAD"). Created unless it
+	// exists or BindOnly (limits retention, file storage).
+	DeadLetterStream string
+	// DeadLetterSubject is the subject terminated tasks are published to;
+	// it must be one of DeadLetterStream's subjects. Default: the stream's
+	// name in lower case, then "_dead" ("weft_tasks_dead").
+	DeadLetterSubject string
+	// NoDeadLetter turns the dead-letter stream off: a terminated task is
+	// then gone, known only from the server's advisory.
+	NoDeadLetter bool
+
+	// OnError, if set, is told about what the source handles by itself:
+	// messages set aside (not tasks), hand-backs of messages that came
+	// outside a poll that failed. It must not block.
+	OnError func(error)
+
 	// BindOnly makes NewSource only look the stream and the consumer up,
 	// never create them: for deployments that provision JetStream
 	// separately. (Without it, missing ones are created from this Config;
@@ -51,7 +70,45 @@ type Config struct {
 	BindOnly bool
 }
 
+// MinAckWait is the shortest AckWait a Source accepts: the worker's
+// InProgress heartbeats go out every third of it, and a lease that
+// short makes it lapse at a pause of the process, so tasks run
+// twice; below 100ms a single round trip can use it up. (An AckWait of
+// 30ns is a unit slip for 30s.)
+const MinAckWait = 100 * time.Millisecond
+
+// MinPollWait is the shortest PollWait a Source accepts: the server
+// takes a pull request's expiry in whole milliseconds, and a shorter wait
+// would poll in a tight loop.
+const MinPollWait = 10 * time.Millisecond
+
 func (c Config) withDefaults() (Config, error) {
+	// Negative durations were once taken as "the default": refuse them,
+	// as they are surely a mistake.
+	if c.AckWait < 0 || (c.AckWait > 0 && c.AckWait < MinAckWait) {
+		return c, fmt.Errorf("%w: AckWait %v: want 0 (the default, 30s) or at least %v (the worker's heartbeats, a third of it, must reach the server in time)", ErrConfig, c.AckWait, MinAckWait)
+	}
+	if c.PollWait < 0 || (c.PollWait > 0 && c.PollWait < MinPollWait) {
+		return c, fmt.Errorf("%w: PollWait %v: want 0 (the default, 5s) or at least %v", ErrConfig, c.PollWait, MinPollWait)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"MaxDeliver", c.MaxDeliver}, {"MaxAckPending", c.MaxAckPending}, {"Replicas", c.Replicas}} {
+		if f.v < 0 {
+			return c, fmt.Errorf("%w: %s %d: want >= 0 (0: the default)", ErrConfig, f.name, f.v)
+		}
+	}
+	for _, subj := range c.Subjects {
+		if err := checkSubject(subj, true); err != nil {
+			return c, fmt.Errorf("%w: Subjects: %w", ErrConfig, err)
+		}
+	}
+	if c.DeadLetterSubject != "" {
+		if err := checkSubject(c.DeadLetterSubject, false); err != nil {
+			return c, fmt.Errorf("%w: DeadLetterSubject: %w", ErrConfig, err)
+		}
+	}
 	if c.Stream == "" {
 		c.Stream = "WEFT_TASKS"
 	}
@@ -73,10 +130,53 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Replicas == 0 {
 		c.Replicas = 1
 	}
-	if c.MaxDeliver < 0 || c.MaxAckPending < 0 || c.Replicas < 0 {
-		return c, fmt.Errorf("weft/jetstream: negative MaxDeliver, MaxAckPending or Replicas")
+	if c.DeadLetterStream == "" {
+		c.DeadLetterStream = c.Stream + "_DEAD"
+	}
+	if c.DeadLetterSubject == "" {
+		c.DeadLetterSubject = strings.ToLower(c.Stream) + "_dead"
 	}
 	return c, nil
+}
+
+// checkSubject checks a subject as NATS reads it: dot-separated tokens,
+// none empty or holding white space, "*" and ">" only as whole tokens and
+// ">" only last. Wildcards are refused where a subject is published to.
+func checkSubject(subj string, wildcards bool) error {
+	if subj == "" {
+		return fmt.Errorf("empty subject")
+	}
+	toks := strings.Split(subj, ".")
+	for i, tok := range toks {
+		switch {
+		case tok == "":
+			return fmt.Errorf("subject %q has an empty token (a leading, trailing or double dot)", subj)
+		case strings.ContainsAny(tok, " \t\r\n"):
+			return fmt.Errorf("subject %q holds white space", subj)
+		case tok == "*" || tok == ">":
+			if !wildcards {
+				return fmt.Errorf("subject %q: a wildcard cannot be published to", subj)
+			}
+			if tok == ">" && i != len(toks)-1 {
+				return fmt.Errorf("subject %q: \">\" must be the last token", subj)
+			}
+		case strings.ContainsAny(tok, "*>"):
+			return fmt.Errorf("subject %q: token %q: a wildcard must be a whole token (did you mean %q?)", subj, tok, strings.TrimRight(tok, "*>")+".>")
+		}
+	}
+	return nil
+}
+
+// deadLetterStreamConfig is the dead-letter stream NewSource creates when
+// it is missing: limits retention, so that replaying or inspecting it
+// needs no consumer of its own.
+func (c Config) deadLetterStreamConfig() natsjs.StreamConfig {
+	return natsjs.StreamConfig{
+		Name:     c.DeadLetterStream,
+		Subjects: []string{c.DeadLetterSubject},
+		Storage:  c.Storage,
+		Replicas: c.Replicas,
+	}
 }
 
 func (c Config) streamConfig() natsjs.StreamConfig {

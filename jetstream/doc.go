@@ -21,11 +21,30 @@
 //
 //	Ack         +ACK as a request, waited for (a double ack): once it
 //	            returns nil, the task will not come back
-//	Nack(d)     -NAK, with a delay when d > 0 (NakWithDelay)
+//	Nack(d)     -NAK, with a delay when d > 0 (NakWithDelay): a failure,
+//	            and the redelivery counts
+//	HandBack    (a task returned unrun: shutdown, pause) the message is
+//	            published again to its subject, carrying its count of
+//	            deliveries so far (HeaderDeliveries), then the original
+//	            is acked: the hand-back counts no delivery
 //	InProgress  +WPI: AckWait starts over; the worker sends it for long
 //	            tasks (the Source is an intake.Leaser)
-//	Terminate   +TERM with the reason: the message is deleted, and the
-//	            reason goes into the server's advisory
+//	Terminate   the task is stored in the dead-letter stream, then +TERM
+//	            with the reason (bounded) as a request, waited for: the
+//	            message is deleted, and the reason goes into the
+//	            server's advisory
+//
+// # Counting deliveries
+//
+// JetStream counts every redelivery of a message, a Nak's included, so a
+// task handed back unrun by a few graceful restarts in a row would reach
+// MaxDeliver without ever having run. So a hand-back replaces the
+// message with a copy (at the end of the queue) whose HeaderDeliveries
+// holds the deliveries that counted, and a task's Deliveries is that plus
+// the copy's own NumDelivered: the failures (Nak) and the deliveries that
+// died running (AckWait ran out) count, a return unrun does not. A crash
+// between the copy's publish and the original's ack leaves both: the task
+// runs twice, which at-least-once allows; it is never lost.
 //
 // Poison tasks: set Config.MaxDeliver on the consumer and give the worker
 // a MaxDeliveries one lower. A task that fails MaxDeliveries times is
@@ -33,6 +52,16 @@
 // process that ran it, so no failure was ever reported) is terminated
 // before it runs. The server's MaxDeliver is the backstop: without the
 // Term, a work queue keeps a message that reached it forever.
+//
+// # The dead-letter stream
+//
+// A terminated task is stored first in the dead-letter stream
+// (Config.DeadLetterStream, "WEFT_TASKS_DEAD" by default; off with
+// Config.NoDeadLetter) with its payload, its headers and Weft-Dead-*
+// headers: the reason, the delivery count, the stream, subject and
+// sequence it had. If that fails the task is not terminated (it comes
+// back after AckWait); the worker counts a terminate only once the server
+// confirmed the +TERM. Replay, or `weftjs replay`, puts records back.
 //
 // # Pull requests
 //
@@ -46,17 +75,32 @@
 // messages asked for came, or the server ended it with a status); one
 // whose request may still be answered (the poll was cancelled, or the
 // server went quiet) is unsubscribed, and whatever the server sent it is
-// delivered again after AckWait.
+// handed back.
+//
+// A message on an inbox is a server status only if it has no reply
+// subject: a stream message always carries the server's ack subject, so
+// one with a reply is a task whatever its headers or body (a producer may
+// publish an empty message with a Status header); one with a reply but
+// no JetStream metadata is set aside and reported (Config.OnError),
+// never run. When the server answers "come back later" (408 Requests
+// Pending, 409 Exceeded MaxWaiting: typically at MaxAckPending) the poll
+// pauses, doubling the pause with each such answer in a row, with
+// jitter, up to a second (Stats.ThrottledPolls counts them).
 //
 // # When the server goes away
 //
 // Connect sets nats.go to reconnect forever, with jitter, and to fail
 // publishes at once while disconnected instead of buffering them. A poll
-// then fails, the worker releases its slots and backs off
-// (intake.Config.PollBackoff), and the next poll binds to the consumer
-// afresh, creating it again if the server came back without it. Acks
+// in flight ends as soon as its connection drops (the server forgets the
+// request); a poll while disconnected waits up to PollWait for the
+// connection to come back, then fails, and the worker backs off
+// (intake.Config.PollBackoff). The next poll binds to the consumer
+// afresh (no lock is held across that lookup, and it is bounded to a
+// second), creating it again if the server came back without it. Acks
 // that fail are counted (Stats.SettleErrors); their tasks come back after
-// AckWait, and are run again: at least once.
+// AckWait, and are run again: at least once. A connection closed for good
+// (nats.go gave up, say on rotated credentials) fails every poll with
+// ErrConnClosed and the cause; Run returns it.
 //
 // The nested module keeps nats.go and nats-server out of weft's core
 // go.mod.

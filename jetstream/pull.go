@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +27,9 @@ const maxPull = 256
 type puller struct {
 	nc      *nats.Conn
 	subject string // $JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>
+	// stray takes a stream message that reached an inbox outside any
+	// poll (no slot waits for it) and returns it to the stream.
+	stray func(*nats.Msg)
 
 	mu   sync.Mutex
 	idle []*inbox // inboxes with no request outstanding
@@ -47,13 +51,23 @@ type pullRequest struct {
 	NoWait  bool          `json:"no_wait,omitempty"`
 }
 
-func newPuller(nc *nats.Conn, stream, consumer string) *puller {
-	return &puller{nc: nc, subject: fmt.Sprintf("$JS.API.CONSUMER.MSG.NEXT.%s.%s", stream, consumer)}
+func newPuller(nc *nats.Conn, stream, consumer string, stray func(*nats.Msg)) *puller {
+	return &puller{nc: nc, subject: fmt.Sprintf("$JS.API.CONSUMER.MSG.NEXT.%s.%s", stream, consumer), stray: stray}
 }
 
-// errPending is the server's 408 "Requests Pending": other requests
-// already wait for the messages there are. Not a failure.
-var errPending = errors.New("requests pending")
+// connWatch is how often a poll checks that its connection still holds.
+const connWatch = 100 * time.Millisecond
+
+// errConnLost ends a poll whose connection dropped, or was made anew,
+// while it waited: its request is lost with the old connection.
+var errConnLost = errors.New("the connection was lost while the pull request waited")
+
+// errComeBackLater is a status that says the server has messages but
+// not for this request: 408 "Requests Pending" (other requests already
+// wait for the messages there are; at MaxAckPending every request gets
+// it) or 409 "Exceeded MaxWaiting". Not a failure: the Source backs off
+// (see throttle).
+var errComeBackLater = errors.New("come back later")
 
 // pull asks for up to n messages, waiting up to wait for the first.
 func (p *puller) pull(ctx context.Context, n int, wait time.Duration) ([]*nats.Msg, error) {
@@ -71,15 +85,27 @@ func (p *puller) pull(ctx context.Context, n int, wait time.Duration) ([]*nats.M
 	// away), give up a little later.
 	timeout := time.NewTimer(wait + time.Second)
 	defer timeout.Stop()
+	// A request does not survive the connection: a server that restarts
+	// (or a failover) forgets it. So the poll ends as soon as the
+	// connection drops or has been made anew, rather than wait out the
+	// timeout while the new connection could be polled.
+	reconnects := p.nc.Stats().Reconnects
+	watch := time.NewTicker(connWatch)
+	defer watch.Stop()
 	msgs := make([]*nats.Msg, 0, n)
 	for {
 		select {
+		case <-watch.C:
+			if !p.nc.IsConnected() || p.nc.Stats().Reconnects != reconnects {
+				p.discard(ib)
+				return msgs, errConnLost
+			}
 		case m := <-ib.ch:
 			done, err := p.answer(m, &msgs)
 			if !done {
 				continue
 			}
-			if len(msgs) == n || err == nil || errors.Is(err, errPending) || isRequestOver(err) {
+			if len(msgs) == n || err == nil || errors.Is(err, errComeBackLater) || isRequestOver(err) {
 				p.put(ib)
 			} else {
 				p.discard(ib)
@@ -100,26 +126,40 @@ func (p *puller) pull(ctx context.Context, n int, wait time.Duration) ([]*nats.M
 
 // answer takes one message of an answer, and reports whether the request
 // is over, with the error that ended it, if any.
+//
+// A message is a status only where the server can send one: a status
+// reply to a pull request has no reply subject, while a stream message
+// always has the server's ack subject. So a message with a reply subject
+// is a task whatever its headers and body (a producer may publish an
+// empty message with a Status header), and a status never ends a request
+// unless it comes from the server.
 func (p *puller) answer(m *nats.Msg, msgs *[]*nats.Msg) (bool, error) {
-	status := ""
-	if len(m.Data) == 0 && m.Header != nil {
-		status = m.Header.Get("Status")
-	}
-	switch status {
-	case "":
+	if m.Reply != "" {
 		*msgs = append(*msgs, m)
 		return len(*msgs) == cap(*msgs), nil
+	}
+	switch status := m.Header.Get("Status"); status {
+	case "":
+		// Neither a stream message nor a status: not from the server
+		// (someone published to the inbox). It cannot be settled; drop it.
+		return false, nil
 	case "100": // idle heartbeat or flow control: the request goes on
 		return false, nil
 	case "404": // no messages (any more)
 		return true, nil
 	case "408":
 		if len(*msgs) == 0 && m.Header.Get("Description") == "Requests Pending" {
-			return true, errPending
+			return true, errComeBackLater
 		}
 		return true, nil // the request expired
+	case "409":
+		if len(*msgs) == 0 && strings.HasPrefix(m.Header.Get("Description"), "Exceeded MaxWaiting") {
+			return true, errComeBackLater
+		}
+		return true, &statusError{status: status, description: m.Header.Get("Description")}
+	default:
+		return true, &statusError{status: status, description: m.Header.Get("Description")}
 	}
-	return true, &statusError{status: status, description: m.Header.Get("Description")}
 }
 
 // statusError is a status the server ended a request with.
@@ -142,7 +182,7 @@ func (p *puller) take() (*inbox, error) {
 		ib := p.idle[k-1]
 		p.idle = p.idle[:k-1]
 		p.mu.Unlock()
-		ib.drain()
+		p.drain(ib)
 		return ib, nil
 	}
 	p.mu.Unlock()
@@ -157,14 +197,16 @@ func (p *puller) take() (*inbox, error) {
 
 // drain empties an inbox: before its next request, where nothing should
 // be (an inbox is reused only once its request is over), and when it is
-// discarded. A message found there was delivered outside any poll, holds
-// no slot, and goes straight back to the server.
-func (ib *inbox) drain() {
+// discarded. A stream message found there (it has a reply subject) was
+// delivered outside any poll, holds no slot, and goes straight back to
+// the stream, without counting a delivery (see Task.HandBack); statuses
+// are dropped.
+func (p *puller) drain(ib *inbox) {
 	for {
 		select {
 		case m := <-ib.ch:
-			if len(m.Data) > 0 || m.Header.Get("Status") == "" {
-				_ = m.Nak()
+			if m.Reply != "" {
+				p.stray(m)
 			}
 		default:
 			return
@@ -185,7 +227,7 @@ func (p *puller) put(ib *inbox) {
 // after AckWait.
 func (p *puller) discard(ib *inbox) {
 	_ = ib.sub.Unsubscribe() // from here on nothing more lands in ib.ch
-	ib.drain()
+	p.drain(ib)
 }
 
 // close drops every idle inbox.

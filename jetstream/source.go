@@ -8,19 +8,25 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/weftrt/weft/intake"
 )
 
 // Source is an intake.Source over a JetStream work-queue stream and a
 // durable pull consumer: a task is a message, its lease the consumer's
-// AckWait, its delivery count the server's. Create one with NewSource; it
-// is safe for concurrent use, as the worker's pollers need.
+// AckWait. Its delivery count is the server's for this copy of the
+// message plus those a hand-back carried over (see Task.HandBack and
+// HeaderDeliveries). Create one with NewSource; it is safe for concurrent
+// use, as the worker's pollers need.
 type Source struct {
 	js  natsjs.JetStream
+	nc  *nats.Conn
 	cfg Config
 
-	puller *puller
+	puller   *puller
+	throttle throttle
+	stats    sourceCounters
 
 	mu   sync.Mutex
 	cons natsjs.Consumer // nil until bound, and again after a poll failed
@@ -38,38 +44,95 @@ var (
 	_ intake.Backlogger = (*Source)(nil)
 )
 
+// bindTimeout bounds each lookup (or creation) of the stream and the
+// consumer. A request sent on a connection that is dying would otherwise
+// wait out the client's default timeout (5s) although the connection
+// comes back in a fraction of a second; the next try goes out on the new
+// one.
+const bindTimeout = time.Second
+
 // NewSource binds to the stream and consumer cfg names, creating those
-// missing unless cfg.BindOnly. Existing ones are used as they are.
+// missing unless cfg.BindOnly, and the dead-letter stream likewise unless
+// cfg.NoDeadLetter. Existing ones are used as they are. While the server
+// cannot be reached yet (a worker started a moment before it), NewSource
+// tries again until ctx ends.
 func NewSource(ctx context.Context, js natsjs.JetStream, cfg Config) (*Source, error) {
+	if js == nil || js.Conn() == nil {
+		return nil, fmt.Errorf("%w: nil JetStream handle (make one with jetstream.New(nc))", ErrConfig)
+	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	s := &Source{js: js, cfg: cfg, puller: newPuller(js.Conn(), cfg.Stream, cfg.Consumer)}
+	s := &Source{js: js, nc: js.Conn(), cfg: cfg}
+	s.puller = newPuller(s.nc, cfg.Stream, cfg.Consumer, s.returnStray)
+	s.throttle.init(cfg.PollWait)
 	s.backlog.Store(-1)
 	s.lease.Store(int64(cfg.AckWait))
-	if _, err := s.consumer(ctx); err != nil {
+	if err := s.setUp(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
+// setUp binds the consumer and the dead-letter stream, trying again while
+// the failure is one that waiting cures (the server not up yet, a
+// connection being made), until ctx ends.
+func (s *Source) setUp(ctx context.Context) error {
+	for try := 1; ; try++ {
+		_, err := s.consumer(ctx)
+		if err == nil && !s.cfg.NoDeadLetter {
+			err = s.bindDeadLetter(ctx)
+		}
+		if err == nil {
+			return nil
+		}
+		if !s.transient(err) {
+			return err
+		}
+		if werr := sleepCtx(ctx, min(50*time.Millisecond<<min(try, 5), time.Second)); werr != nil {
+			return fmt.Errorf("%w (gave up waiting for the server: %w)", err, werr)
+		}
+	}
+}
+
+// transient reports whether err may go away by itself: the connection is
+// not up (yet, or again), or the server did not answer (JetStream still
+// starting).
+func (s *Source) transient(err error) bool {
+	if s.nc.IsClosed() || errors.Is(err, ErrConfig) {
+		return false
+	}
+	return !s.nc.IsConnected() ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, natsjs.ErrNoStreamResponse) ||
+		errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, nats.ErrReconnectBufExceeded) || errors.Is(err, nats.ErrDisconnected)
+}
+
 // consumer returns the bound consumer, binding again if a failed poll
-// dropped it (the server may have come back without it).
+// dropped it (the server may have come back without it). No lock is held
+// while it talks to the server: every poller would wait behind a lookup
+// stuck on a dying connection. Two pollers that bind at once both look
+// up (or create) the same consumer, which is harmless.
 func (s *Source) consumer(ctx context.Context) (natsjs.Consumer, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cons != nil {
-		return s.cons, nil
+	cons := s.cons
+	s.mu.Unlock()
+	if cons != nil {
+		return cons, nil
 	}
-	cons, err := s.bind(ctx)
+	bctx, cancel := context.WithTimeout(ctx, bindTimeout)
+	defer cancel()
+	cons, err := s.bind(bctx)
 	if err != nil {
 		return nil, fmt.Errorf("weft/jetstream: binding consumer %s on stream %s: %w", s.cfg.Consumer, s.cfg.Stream, err)
 	}
 	if info := cons.CachedInfo(); info != nil && info.Config.AckWait > 0 {
 		s.lease.Store(int64(info.Config.AckWait))
 	}
+	s.mu.Lock()
 	s.cons = cons
+	s.mu.Unlock()
 	return cons, nil
 }
 
@@ -78,14 +141,8 @@ func (s *Source) consumer(ctx context.Context) (natsjs.Consumer, error) {
 // with other settings (more replicas, limits) keeps them, and so does the
 // consumer, whose AckWait then becomes the lease.
 func (s *Source) bind(ctx context.Context) (natsjs.Consumer, error) {
-	if _, err := s.js.Stream(ctx, s.cfg.Stream); err != nil {
-		if s.cfg.BindOnly || !errors.Is(err, natsjs.ErrStreamNotFound) {
-			return nil, err
-		}
-		_, err = s.js.CreateStream(ctx, s.cfg.streamConfig())
-		if err != nil && !errors.Is(err, natsjs.ErrStreamNameAlreadyInUse) { // lost a race: fine
-			return nil, err
-		}
+	if err := s.ensureStream(ctx, s.cfg.streamConfig()); err != nil {
+		return nil, err
 	}
 	cons, err := s.js.Consumer(ctx, s.cfg.Stream, s.cfg.Consumer)
 	if err == nil || s.cfg.BindOnly || !errors.Is(err, natsjs.ErrConsumerNotFound) {
@@ -96,6 +153,20 @@ func (s *Source) bind(ctx context.Context) (natsjs.Consumer, error) {
 		return s.js.Consumer(ctx, s.cfg.Stream, s.cfg.Consumer)
 	}
 	return cons, err
+}
+
+// ensureStream looks a stream up, creating it unless it exists or
+// BindOnly.
+func (s *Source) ensureStream(ctx context.Context, cfg natsjs.StreamConfig) error {
+	_, err := s.js.Stream(ctx, cfg.Name)
+	if err == nil || s.cfg.BindOnly || !errors.Is(err, natsjs.ErrStreamNotFound) {
+		return err
+	}
+	_, err = s.js.CreateStream(ctx, cfg)
+	if errors.Is(err, natsjs.ErrStreamNameAlreadyInUse) { // lost a race: fine
+		return nil
+	}
+	return err
 }
 
 // unbind forgets the consumer after a failure, so that the next poll
@@ -110,37 +181,83 @@ func (s *Source) unbind(cons natsjs.Consumer) {
 
 // Poll asks the consumer for up to n messages with one pull request,
 // which waits up to PollWait for the first and returns as soon as there
-// are any.
+// are any. While the connection is down it waits for it to come back, up
+// to PollWait, so that polling resumes as soon as it does; once the
+// connection is closed for good it fails with ErrConnClosed.
 func (s *Source) Poll(ctx context.Context, n int) ([]intake.Task, error) {
+	if err := s.awaitConnection(ctx); err != nil {
+		return nil, err
+	}
 	cons, err := s.consumer(ctx)
 	if err != nil {
-		return nil, err
+		return nil, s.failed(nil, err)
 	}
 	msgs, err := s.puller.pull(ctx, n, s.cfg.PollWait)
 	tasks := make([]intake.Task, 0, len(msgs))
 	for _, m := range msgs {
-		t, terr := newTask(m)
+		t, terr := s.newTask(m)
 		if terr != nil {
-			// Without metadata the message cannot be settled; the server
-			// delivers it again after AckWait.
+			s.setAside(m, terr)
 			continue
 		}
 		s.backlog.Store(int64(t.meta.NumPending))
 		tasks = append(tasks, t)
 	}
 	switch {
-	case errors.Is(err, errPending):
-		// Other requests wait for the messages there are: let them take
-		// them rather than ask again at once.
-		err = sleepCtx(ctx, pendingPause)
-	case err == nil && len(msgs) == 0:
+	case len(msgs) > 0:
+		s.throttle.reset()
+	case errors.Is(err, errComeBackLater):
+		// The server has messages but will not hand them out now (other
+		// requests wait for them, or MaxAckPending is reached): back off,
+		// longer each time it says so, rather than ask again at once.
+		s.stats.throttled.Add(1)
+		pause := s.throttle.next()
+		if testHookThrottle != nil {
+			testHookThrottle(pause)
+		}
+		err = sleepCtx(ctx, pause)
+	case err == nil:
 		s.backlog.Store(0)
 	}
 	return tasks, s.failed(cons, err)
 }
 
-// pendingPause is how long a poll answered "requests pending" waits.
-const pendingPause = 5 * time.Millisecond
+// awaitConnection returns nil once the connection is up, waiting up to
+// PollWait (or ctx) while it reconnects, and ErrConnClosed with the cause
+// once it is closed for good.
+func (s *Source) awaitConnection(ctx context.Context) error {
+	if s.nc.IsConnected() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.PollWait)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		switch {
+		case s.nc.IsClosed():
+			return s.closedErr()
+		case s.nc.IsConnected():
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			if s.nc.IsClosed() {
+				return s.closedErr()
+			}
+			return fmt.Errorf("weft/jetstream: not connected to the server (%v): %w", s.nc.Status(), ctx.Err())
+		}
+	}
+}
+
+// closedErr says why the connection is closed for good.
+func (s *Source) closedErr() error {
+	if last := s.nc.LastError(); last != nil {
+		return fmt.Errorf("%w: the client gave up on the server: %w", ErrConnClosed, last)
+	}
+	return fmt.Errorf("%w: %w (closed by the application or after MaxReconnects)", ErrConnClosed, nats.ErrConnectionClosed)
+}
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
@@ -156,7 +273,12 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // failed passes err on, dropping the binding when the error may mean the
 // consumer is gone.
 func (s *Source) failed(cons natsjs.Consumer, err error) error {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	switch {
+	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case s.nc.IsClosed():
+		return s.closedErr()
+	case cons == nil: // the binding failed: nothing to drop
 		return err
 	}
 	// The consumer may be gone (a server that came back without it):
@@ -192,7 +314,9 @@ func (s *Source) Publish(ctx context.Context, payload []byte) error {
 }
 
 // Subject is where Publish publishes: the stream's first subject, with a
-// trailing wildcard replaced by "task".
+// trailing wildcard token replaced by "task" ("weft_tasks.>" gives
+// "weft_tasks.task"). Config refuses subjects such as "tasks>", where a
+// wildcard is not a whole token.
 func (s *Source) Subject() string {
 	subj := s.cfg.Subjects[0]
 	if n := len(subj); n >= 1 && (subj[n-1] == '>' || subj[n-1] == '*') {

@@ -2,39 +2,66 @@ package jetstream
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/weftrt/weft/intake"
 )
 
 // task is one delivery of a JetStream message. It settles through the
 // message's reply subject, as the JetStream API prescribes ("+ACK",
-// "-NAK", "+WPI", "+TERM").
+// "-NAK", "+WPI", "+TERM"), except for a hand-back, which republishes
+// the message (see HandBack).
 type task struct {
+	src  *Source
 	msg  *nats.Msg
 	meta *nats.MsgMetadata
+	id   string
+	// carried is the deliveries earlier copies of the message had, as the
+	// copy's HeaderDeliveries says (0 for a message as its producer
+	// published it).
+	carried int
 }
 
-func newTask(msg *nats.Msg) (*task, error) {
+var _ intake.HandBacker = (*task)(nil)
+
+func (s *Source) newTask(msg *nats.Msg) (*task, error) {
 	meta, err := msg.Metadata()
 	if err != nil {
 		return nil, err
 	}
-	return &task{msg: msg, meta: meta}, nil
+	t := &task{src: s, msg: msg, meta: meta, id: strconv.FormatUint(meta.Sequence.Stream, 10)}
+	if v := msg.Header.Get(HeaderID); v != "" {
+		t.id = v
+	}
+	// A value that is not a count (a producer's own header) counts as
+	// none: it can only make the task run more often, never less.
+	if n, err := strconv.Atoi(msg.Header.Get(HeaderDeliveries)); err == nil && n > 0 {
+		t.carried = n
+	}
+	return t, nil
 }
 
-// ID is the message's stream sequence: the same on every delivery.
-func (t *task) ID() string      { return strconv.FormatUint(t.meta.Sequence.Stream, 10) }
+// ID is the message's stream sequence, the same on every delivery; a
+// copy made by a hand-back or a replay keeps the ID of the first.
+func (t *task) ID() string      { return t.id }
 func (t *task) Payload() []byte { return t.msg.Data }
-func (t *task) Deliveries() int { return int(t.meta.NumDelivered) }
+
+// Deliveries counts the deliveries that ran (or died running): this copy's
+// deliveries on the server plus those of the copies before it. A
+// hand-back replaces the copy, so a task returned unrun does not count.
+func (t *task) Deliveries() int { return t.carried + int(t.meta.NumDelivered) }
 
 // Ack waits for the server to confirm it (a double ack), so that a nil
 // error means the task will not come back.
 func (t *task) Ack(ctx context.Context) error { return t.msg.AckSync(nats.Context(ctx)) }
 
-// Nack asks for a redelivery after delay. Like the other settlements
-// below it is not confirmed: if it is lost, AckWait redelivers.
+// Nack asks for a redelivery after delay; the redelivery counts (the
+// handler failed). Like InProgress it is not confirmed: if it is lost,
+// AckWait redelivers.
 func (t *task) Nack(_ context.Context, delay time.Duration) error {
 	if delay <= 0 {
 		return t.msg.Nak()
@@ -45,11 +72,50 @@ func (t *task) Nack(_ context.Context, delay time.Duration) error {
 // InProgress resets the message's AckWait on the server.
 func (t *task) InProgress(context.Context) error { return t.msg.InProgress() }
 
-// Terminate stops redelivery and, the stream being a work queue, deletes
-// the message; the reason goes into the server's advisory.
-func (t *task) Terminate(_ context.Context, reason string) error {
+// HandBack returns a task that never ran without counting the delivery.
+// JetStream counts every redelivery, a Nak's included, so a few graceful
+// restarts in a row (a rolling deploy) would otherwise push healthy tasks
+// to MaxDeliver. So the message is published again, to its subject on the
+// same stream, with HeaderDeliveries holding the deliveries before this
+// one and HeaderID its ID, and once the server has stored the copy the
+// original is acked. A crash between the two leaves both: the task may run
+// twice, as at-least-once allows, but is never lost. If the copy cannot be
+// published, the original is returned with a Nak (which counts).
+func (t *task) HandBack(ctx context.Context) error {
+	if err := t.src.republish(ctx, t, t.Deliveries()-1); err != nil {
+		if nerr := t.msg.Nak(); nerr != nil {
+			return fmt.Errorf("weft/jetstream: handing task %s back: %w; the Nak failed too (it comes back after AckWait): %w", t.id, err, nerr)
+		}
+		return fmt.Errorf("weft/jetstream: handing task %s back: %w; returned with a Nak instead (counts a delivery)", t.id, err)
+	}
+	t.src.stats.handedBack.Add(1)
+	if err := t.msg.AckSync(nats.Context(ctx)); err != nil {
+		return fmt.Errorf("weft/jetstream: task %s handed back, but acking the original failed (it may run twice): %w", t.id, err)
+	}
+	return nil
+}
+
+// Terminate stores the task in the dead-letter stream (unless
+// NoDeadLetter), then stops its redelivery, which, the stream being a
+// work queue, deletes it. The +TERM is sent as a request, so that a nil
+// error means the server took it; the reason goes into the server's
+// advisory, bounded (see boundReason). If the dead-letter copy cannot be
+// stored, the task is not terminated: it comes back after AckWait.
+func (t *task) Terminate(ctx context.Context, reason string) error {
 	if t.msg.Reply == "" {
 		return nats.ErrMsgNoReply
 	}
-	return t.msg.Respond([]byte("+TERM " + reason))
+	reason = boundReason(reason, t.src.maxReason())
+	if !t.src.cfg.NoDeadLetter {
+		if err := t.src.deadLetter(ctx, t, reason); err != nil {
+			return fmt.Errorf("%w: task %s is kept and comes back after AckWait: %w", ErrDeadLetter, t.id, err)
+		}
+	}
+	if _, err := t.src.nc.RequestWithContext(ctx, t.msg.Reply, []byte("+TERM "+reason)); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("the server did not confirm it: %w", err)
+		}
+		return fmt.Errorf("weft/jetstream: terminating task %s: %w", t.id, err)
+	}
+	return nil
 }

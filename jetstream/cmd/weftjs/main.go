@@ -11,6 +11,7 @@
 //
 //	go run ./cmd/weftjs                          # embedded server, 20000 tasks
 //	go run ./cmd/weftjs -url nats://a:4222,nats://b:4222 -tasks 0
+//	go run ./cmd/weftjs replay -url nats://a:4222   # dead-lettered tasks back (replay.go)
 package main
 
 import (
@@ -43,6 +44,7 @@ type options struct {
 	ackWait  time.Duration
 	maxDeliv int
 	stay     bool
+	sec      secure // credentials and TLS, as the nats CLI takes them
 }
 
 func parseFlags() options {
@@ -57,11 +59,20 @@ func parseFlags() options {
 	flag.DurationVar(&o.ackWait, "ackwait", 30*time.Second, "the consumer's AckWait: a task's lease")
 	flag.IntVar(&o.maxDeliv, "maxdeliver", 5, "the consumer's MaxDeliver; a task failing this often less one is terminated")
 	flag.BoolVar(&o.stay, "stay", false, "keep running once the published tasks are done")
+	o.sec.register(flag.CommandLine)
 	flag.Parse()
+	o.sec.fromEnv(flag.CommandLine, os.LookupEnv)
 	return o
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "replay" { // see replay.go
+		if err := replayCmd(os.Args[2:], os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "weftjs:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(parseFlags()); err != nil {
 		fmt.Fprintln(os.Stderr, "weftjs:", err)
 		os.Exit(1)
@@ -69,14 +80,18 @@ func main() {
 }
 
 func run(o options) error {
+	secOpts, err := o.sec.options(o.url != "")
+	if err != nil {
+		return err
+	}
 	url, stop, err := natsURL(o)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	nc, err := weftjs.Connect(url, nats.Name("weftjs"))
+	nc, err := weftjs.Connect(url, append(secOpts, nats.Name("weftjs"))...)
 	if err != nil {
-		return err
+		return explain(err)
 	}
 	defer nc.Close()
 	js, err := natsjs.New(nc)

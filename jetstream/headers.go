@@ -1,0 +1,76 @@
+package jetstream
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Headers the source sets on the copies of a message it publishes: a
+// hand-back's copy (HandBack), a dead-letter record (Terminate) and a
+// replayed task (Replay).
+const (
+	// HeaderDeliveries holds the deliveries that earlier copies of the
+	// message had; Deliveries adds this copy's own.
+	HeaderDeliveries = "Weft-Deliveries"
+	// HeaderID holds the task's ID (its first copy's stream sequence), so
+	// that a copy keeps it.
+	HeaderID = "Weft-Id"
+
+	// HeaderDeadReason is why the task was terminated (bounded, one line).
+	HeaderDeadReason = "Weft-Dead-Reason"
+	// HeaderDeadDeliveries is the task's delivery count when it was
+	// terminated.
+	HeaderDeadDeliveries = "Weft-Dead-Deliveries"
+	// HeaderDeadStream and HeaderDeadSubject say where the task was:
+	// Replay publishes it back to that subject on that stream.
+	HeaderDeadStream  = "Weft-Dead-Stream"
+	HeaderDeadSubject = "Weft-Dead-Subject"
+	// HeaderDeadSequence is the terminated message's stream sequence.
+	HeaderDeadSequence = "Weft-Dead-Sequence"
+	// HeaderDeadTime is when it was terminated (RFC 3339, UTC).
+	HeaderDeadTime = "Weft-Dead-Time"
+)
+
+// copyHeaders copies a message's headers for a copy of it, leaving out
+// the server's directives (Nats-Msg-Id would have the copy dropped as a
+// duplicate of the original, a Nats-Expected-* refused) and, when
+// dropDead, the dead-letter headers.
+func copyHeaders(h nats.Header, dropDead bool) nats.Header {
+	out := nats.Header{}
+	for k, v := range h {
+		if strings.HasPrefix(k, "Nats-") || dropDead && strings.HasPrefix(k, "Weft-Dead-") {
+			continue
+		}
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
+// maxReasonLen bounds a terminate reason: it goes, with the +TERM, to
+// every subscriber of the server's advisories, and into a header of the
+// dead-letter record. A reason longer than the server's max_payload would
+// make the terminate itself fail.
+const maxReasonLen = 1024
+
+// maxReason is the longest reason this connection can send.
+func (s *Source) maxReason() int {
+	return int(min(maxReasonLen, max(s.nc.MaxPayload()/4, 64)))
+}
+
+// boundReason makes reason fit in n bytes on one line: line breaks become
+// spaces (a header value cannot hold them), and a longer one is cut at a
+// character boundary and marked.
+func boundReason(reason string, n int) string {
+	reason = strings.Join(strings.Fields(reason), " ")
+	if len(reason) <= n {
+		return reason
+	}
+	const mark = "... (truncated)"
+	cut := max(n-len(mark), 0)
+	for cut > 0 && !utf8.RuneStart(reason[cut]) {
+		cut--
+	}
+	return reason[:cut] + mark
+}
