@@ -11,6 +11,11 @@
 // (FibSeq, TreeSeq) are written out by hand. Every form of a workload
 // computes the same result, so callers can check it.
 //
+// The loop workloads (Uniform, Triangular, MulRows; see loops.go) are
+// kernels over an index range that every contender cuts differently:
+// LoopSeq, LoopGoroutines, LoopErrgroup, and par (LoopPar, MatMulPar).
+// conc's iter.Map runs them in the bench/contenders module.
+//
 // The tree-sum workload (NewTreeSum) is Spice's benchmark: a complete
 // binary tree of pointer nodes summed with a fork at every inner node.
 // Its forms are written out by hand too: TreeSumSeq, TreeSumValues
@@ -24,6 +29,8 @@
 //	BenchmarkFib/cutoff-35/{sequential,weft,goroutines}
 //	BenchmarkSort/10M/{slices,weft,goroutines}
 //	BenchmarkTreeSum/{layers-20,layers-24}/{sequential,goroutines,weft-values,weft}
+//	BenchmarkLoops/{uniform-10M,irregular-6k,tiny-16,tiny-1000}/{sequential,goroutines,errgroup,weft,weft-on}
+//	BenchmarkLoops/matmul-512/{sequential,goroutines,errgroup,weft}
 //	BenchmarkIdle/{no-pool,weft}
 //	BenchmarkTick/{goroutine,weft}
 //	BenchmarkWake/{goroutine,weft}

@@ -21,7 +21,7 @@ func TestEverySuiteRuns(t *testing.T) {
 	code := cli.Main([]string{
 		"-contenders", "sequential,weft,ants,pond,conc",
 		"-workers", "1,2", "-reps", "1", "-warmup", "0", "-mintime", "0", "-retries", "0",
-		"-fib", "10", "-fib-cutoff", "14", "-cutoff", "8", "-sort", "20000", "-tree", "500", "-tree-grain", "16", "-tree-sum", "8",
+		"-fib", "10", "-fib-cutoff", "14", "-cutoff", "8", "-sort", "20000", "-tree", "500", "-tree-grain", "16", "-tree-sum", "8", "-loop-uniform", "20000", "-loop-irregular", "300",
 		"-idle", "1ms", "-ticks", "2", "-wakes", "2", "-wake-gap", "100us", "-tasks", "200",
 	}, &out, &errOut)
 	require.Equal(t, 0, code, errOut.String())

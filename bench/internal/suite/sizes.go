@@ -10,18 +10,20 @@ import (
 // fastest contender lasts milliseconds, not microseconds, and small enough
 // that the slowest (a goroutine per fork) still repeats several times.
 type Sizes struct {
-	Fib       int           // fib-full: fib(Fib), forking at every level
-	FibCutoff int           // fib-cutoff: fib(FibCutoff) ...
-	Cutoff    int           // ... forking only above fib(Cutoff)
-	Sort      int           // mergesort: elements
-	Tree      int           // tree: nodes
-	TreeGrain int           // tree: subtrees of this many nodes or fewer are walked sequentially
-	TreeSum   int           // tree-sum: layers of the complete binary tree
-	Idle      time.Duration // idle: the period one repetition sleeps
-	Ticks     int           // tick: jobs per repetition, one per millisecond
-	Wakes     int           // wake: wakes per repetition, each after WakeGap
-	WakeGap   time.Duration // wake: the pause before each wake, long enough for every worker to fall asleep
-	Tasks     int           // admission: tasks per repetition
+	Fib       int // fib-full: fib(Fib), forking at every level
+	FibCutoff int // fib-cutoff: fib(FibCutoff) ...
+	Cutoff    int // ... forking only above fib(Cutoff)
+	Sort      int // mergesort: elements
+	Tree      int // tree: nodes
+	TreeGrain int // tree: subtrees of this many nodes or fewer are walked sequentially
+	TreeSum   int // tree-sum: layers of the complete binary tree
+	// loops: indices of the uniform loop, items of the irregular one
+	LoopUniform, LoopIrregular int
+	Idle                       time.Duration // idle: the period one repetition sleeps
+	Ticks                      int           // tick: jobs per repetition, one per millisecond
+	Wakes                      int           // wake: wakes per repetition, each after WakeGap
+	WakeGap                    time.Duration // wake: the pause before each wake, long enough for every worker to fall asleep
+	Tasks                      int           // admission: tasks per repetition
 }
 
 // DefaultSizes returns the embedded defaults.
@@ -29,6 +31,7 @@ func DefaultSizes() Sizes {
 	return Sizes{
 		Fib: 25, FibCutoff: 35, Cutoff: 20,
 		Sort: 2_000_000, Tree: 2_000_000, TreeGrain: 256, TreeSum: 20,
+		LoopUniform: 10_000_000, LoopIrregular: 6000,
 		Idle: 300 * time.Millisecond, Ticks: 200, Wakes: 100, WakeGap: 2 * time.Millisecond,
 		Tasks: 200_000,
 	}
@@ -44,10 +47,12 @@ func (s *Sizes) RegisterFlags(fs *flag.FlagSet) []string {
 	fs.IntVar(&s.Tree, "tree", s.Tree, "tree: walk an unbalanced tree of `n` nodes")
 	fs.IntVar(&s.TreeGrain, "tree-grain", s.TreeGrain, "tree: walk subtrees of `n` nodes or fewer sequentially")
 	fs.IntVar(&s.TreeSum, "tree-sum", s.TreeSum, "tree-sum: sum a complete binary tree of `n` layers (2^n - 1 nodes)")
+	fs.IntVar(&s.LoopUniform, "loop-uniform", s.LoopUniform, "loops: the uniform loop runs over `n` indices")
+	fs.IntVar(&s.LoopIrregular, "loop-irregular", s.LoopIrregular, "loops: the irregular loop has `n` items, item i costing i steps")
 	fs.DurationVar(&s.Idle, "idle", s.Idle, "idle: sleep this `long` per repetition")
 	fs.IntVar(&s.Ticks, "ticks", s.Ticks, "tick: `n` jobs per repetition, one per millisecond")
 	fs.IntVar(&s.Wakes, "wakes", s.Wakes, "wake: `n` wakes per repetition")
 	fs.DurationVar(&s.WakeGap, "wake-gap", s.WakeGap, "wake: pause this `long` before each wake")
 	fs.IntVar(&s.Tasks, "tasks", s.Tasks, "admission: submit `n` tasks per repetition")
-	return []string{"fib", "fib-cutoff", "cutoff", "sort", "tree", "tree-grain", "tree-sum", "idle", "ticks", "wakes", "wake-gap", "tasks"}
+	return []string{"fib", "fib-cutoff", "cutoff", "sort", "tree", "tree-grain", "tree-sum", "loop-uniform", "loop-irregular", "idle", "ticks", "wakes", "wake-gap", "tasks"}
 }

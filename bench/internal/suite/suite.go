@@ -1,4 +1,4 @@
-// Package suite holds the harness's suites: fork-join, tree-sum,
+// Package suite holds the harness's suites: fork-join, tree-sum, loops,
 // efficiency and admission. A suite is a list of workloads; a workload knows which
 // contenders can run it and how to measure one repetition on a started
 // contender. Planning a suite turns workloads, contenders and worker
@@ -46,7 +46,7 @@ type workload struct {
 
 // All returns the suites in the order they run.
 func All() []Suite {
-	return []Suite{forkJoin, treeSum, efficiency, admission}
+	return []Suite{forkJoin, treeSum, loops, efficiency, admission}
 }
 
 // Names returns the suites' names.

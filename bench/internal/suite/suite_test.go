@@ -18,7 +18,7 @@ import (
 // that the tests run every workload on every contender, also under -race.
 func tiny() suite.Sizes {
 	return suite.Sizes{
-		Fib: 12, FibCutoff: 16, Cutoff: 10, Sort: 200_000 /* above bench's 64Ki sort grain, or no fork happens */, Tree: 3_000, TreeGrain: 16, TreeSum: 8,
+		Fib: 12, FibCutoff: 16, Cutoff: 10, Sort: 200_000 /* above bench's 64Ki sort grain, or no fork happens */, Tree: 3_000, TreeGrain: 16, TreeSum: 8, LoopUniform: 20_000, LoopIrregular: 300,
 		Idle: time.Millisecond, Ticks: 3, Wakes: 3, WakeGap: 100 * time.Microsecond, Tasks: 500,
 	}
 }
@@ -58,6 +58,8 @@ func TestPlan(t *testing.T) {
 		"fib-cutoff/sequential": 1, "fib-cutoff/weft": 3, "fib-cutoff/weft-values": 3, "fib-cutoff/goroutines": 3, "fib-cutoff/errgroup": 3, "fib-cutoff/semaphore": 3,
 		"mergesort/sequential": 1, "mergesort/weft": 3, "mergesort/goroutines": 3, "mergesort/errgroup": 3, "mergesort/semaphore": 3,
 		"tree/sequential": 1, "tree/weft": 3, "tree/weft-values": 3, "tree/goroutines": 3, "tree/errgroup": 3, "tree/semaphore": 3,
+		"uniform/sequential": 1, "uniform/weft": 3, "uniform/weft-values": 3, "uniform/goroutines": 3, "uniform/errgroup": 3, "uniform/semaphore": 3,
+		"irregular/sequential": 1, "irregular/weft": 3, "irregular/weft-values": 3, "irregular/goroutines": 3, "irregular/errgroup": 3, "irregular/semaphore": 3,
 		"complete/sequential": 1, "complete/weft": 3, "complete/weft-values": 3, "complete/goroutines": 3, "complete/errgroup": 3, "complete/semaphore": 3,
 		"idle/sequential": 3, "idle/weft": 3, // these baselines depend on GOMAXPROCS
 		"tick/sequential": 3, "tick/weft": 3, "tick/goroutines": 3, "tick/weft-fixed": 3,

@@ -1,0 +1,101 @@
+package bench_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/weftrt/weft/bench"
+	"github.com/weftrt/weft/par"
+	"github.com/weftrt/weft/scheduler"
+)
+
+// loopCase is one workload of BenchmarkLoops: a kernel over [0, n).
+type loopCase struct {
+	name string
+	n    int
+	k    bench.LoopKernel
+	// perElem adds ns/elem, the wall time per element of the range.
+	perElem bool
+}
+
+// BenchmarkLoops runs the loop workloads (see bench/loops.go) with every
+// contender: sequential, goroutines (GOMAXPROCS static chunks), errgroup
+// (SetLimit(GOMAXPROCS), 4 chunks per P) and weft (par.ReduceRange on a
+// worker, the loop started from inside a task; weft-on starts it from
+// outside with par.ReduceRangeOn, paying the pool's entry each time).
+// conc's iter is in the bench/contenders module (BenchmarkLoops there).
+func BenchmarkLoops(b *testing.B) {
+	cases := []loopCase{
+		{"uniform-10M", 10_000_000, bench.Uniform, true},
+		{"irregular-6k", 6000, bench.Triangular, false},
+		{"tiny-16", 16, bench.Uniform, true},
+		{"tiny-1000", 1000, bench.Uniform, true},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) { loopContenders(b, c) })
+	}
+	b.Run("matmul-512", benchMatMul)
+}
+
+func loopContenders(b *testing.B, c loopCase) {
+	want := bench.LoopSeq(c.n, c.k)
+	run := func(b *testing.B, body func() float64) {
+		var got float64
+		measure(b, func() { got = body() })
+		checkClose(b, got, want)
+		if c.perElem {
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.n), "ns/elem")
+		}
+	}
+	b.Run("sequential", func(b *testing.B) { run(b, func() float64 { return bench.LoopSeq(c.n, c.k) }) })
+	b.Run("goroutines", func(b *testing.B) { run(b, func() float64 { return bench.LoopGoroutines(c.n, c.k) }) })
+	b.Run("errgroup", func(b *testing.B) { run(b, func() float64 { return bench.LoopErrgroup(c.n, c.k) }) })
+	b.Run("weft", func(b *testing.B) {
+		p := newPool(b)
+		onPool(b, p, func(w *scheduler.Worker) {
+			run(b, func() float64 { return bench.LoopPar(w, c.n, c.k) })
+		})
+	})
+	b.Run("weft-on", func(b *testing.B) {
+		p := newPool(b)
+		run(b, func() float64 {
+			s, err := par.ReduceRangeOn(b.Context(), p, 0, c.n, 0, func(_ *scheduler.Worker, lo, hi int) float64 { return c.k(lo, hi) },
+				func(x, y float64) float64 { return x + y })
+			if err != nil {
+				b.Fatal(err)
+			}
+			return s
+		})
+	})
+}
+
+// benchMatMul multiplies two 512×512 matrices: rows by static chunks for
+// goroutines and errgroup, rows and then columns (a nested loop) for weft.
+func benchMatMul(b *testing.B) {
+	const n = 512
+	a := bench.NewMatrix(n, func(i, j int) float64 { return float64((i+j)%7) / 7 })
+	m := bench.NewMatrix(n, func(i, j int) float64 { return float64((i*j)%5) / 5 })
+	c := bench.NewMatrix(n, func(int, int) float64 { return 0 })
+	rows := func(lo, hi int) float64 { return bench.MulRows(a, m, c, lo, hi) }
+	want := bench.MulRows(a, m, c, 0, n)
+	run := func(b *testing.B, body func() float64) {
+		var got float64
+		measure(b, func() { got = body() })
+		checkClose(b, got, want)
+	}
+	b.Run("sequential", func(b *testing.B) { run(b, func() float64 { return bench.LoopSeq(n, rows) }) })
+	b.Run("goroutines", func(b *testing.B) { run(b, func() float64 { return bench.LoopGoroutines(n, rows) }) })
+	b.Run("errgroup", func(b *testing.B) { run(b, func() float64 { return bench.LoopErrgroup(n, rows) }) })
+	b.Run("weft", func(b *testing.B) {
+		p := newPool(b)
+		onPool(b, p, func(w *scheduler.Worker) { run(b, func() float64 { return bench.MatMulPar(w, a, m, c) }) })
+	})
+}
+
+// checkClose fails b unless got equals want up to the rounding that a
+// different order of addition causes.
+func checkClose(b *testing.B, got, want float64) {
+	if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+		b.Fatalf("got %v, want %v", got, want)
+	}
+}

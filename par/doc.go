@@ -1,0 +1,69 @@
+// Package par runs loops in parallel on a weft pool: ForRange and For over
+// index ranges, ForEach, Map, Reduce, MapReduce and Filter over slices,
+// ForEachSeq over iter.Seq and iter.Seq2, and error-returning forms
+// (ForRangeErr, ForErr, MapErr, ForEachSeqErr) that stop early.
+//
+// Like join and scope, every loop comes in two forms: one for a task,
+// which takes the *scheduler.Worker the task received, and an On form for
+// a goroutine outside the pool, which takes a context.Context and a pool
+// (nil means scheduler.Default()). The chunk forms (ForRange, ForRangeErr,
+// ReduceRange) hand their body the worker that runs the chunk, so that a
+// loop nests inside a loop: the inner loop runs on the same workers,
+// through the same fork-join machinery, and nested loops never start more
+// goroutines than the pool has workers.
+//
+// # Splitting
+//
+// A loop is cut in three steps, with no tuning needed for bodies of any
+// cost; MinLen and MaxLen override them for users who know their work.
+//
+//  1. Inline. A loop of at most DefaultInlineLen (16) elements, or MinLen
+//     if set, runs as one chunk on the calling worker: no fork, no clock
+//     read, nothing allocated by this package.
+//  2. Probe. Otherwise the loop runs its first pieces inline, of 1, 16,
+//     256, ... elements, and reads the clock after each. As soon as the
+//     rest, at the cost per element seen so far, is under 32 µs (about
+//     what waking a sleeping worker and letting it ramp up costs), the
+//     rest runs inline too: a loop of a thousand cheap elements ends after
+//     one piece and two clock reads. A single expensive element is enough
+//     to see that the rest is worth splitting. MinLen skips the probe: a
+//     caller who sets it knows the work, and a loop of as many expensive
+//     elements as workers should not run its first one alone.
+//  3. Split. Once a microsecond has been timed, the rest is halved
+//     recursively with join.Call down to a grain of n / (64 × workers)
+//     elements, raised so that a chunk holds at least 2 µs of work, then
+//     bounded by MaxLen and MinLen.
+//
+// Splitting that finely costs almost nothing because of how weft forks
+// (docs/forks.md): a fork stays private to its worker, a few plain stores,
+// until the scheduler's heartbeat sees an idle worker and publishes the
+// worker's oldest private fork, which in a halving recursion is the
+// largest range nobody has started. So the split tree is the lazy binary
+// splitting of Tzannes et al. (split only while another worker could use
+// the piece), with the heartbeat as the thief signal: a thief gets half of
+// what its victim has left, splits it in turn as it runs it, and the few
+// published forks are the only ones that touch shared memory. The many
+// chunks (64 per worker) are what balances an irregular loop, where
+// element costs differ a hundredfold: the worker that drew the cheap
+// elements steals half of a remaining expensive range, and so on, down to
+// the grain.
+//
+// # Results, errors and panics
+//
+// Map writes f(xs[i]) to the i-th slot of the result, so its order is the
+// input order. ReduceRange, Reduce and MapReduce combine chunk results in
+// range order, as a tree: combine must be associative, not commutative.
+//
+// The Err forms stop handing out chunks after the first error or once
+// their context is cancelled, wait for the chunks already running, and
+// return that error (or the context's cause). A panic in a body stops new
+// chunks the same way and is re-raised, as a *scheduler.Panic carrying
+// the original value and stack, after the running chunks have returned.
+//
+// # Sequences
+//
+// ForEachSeq pulls an iter.Seq on the calling worker, which hands batches
+// of items to the pool as tasks (Rayon's par_bridge). Items are visited
+// in no particular order. When 2 × workers batches wait, the pulling
+// worker runs the next batch itself, so memory stays bounded.
+package par

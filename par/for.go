@@ -1,0 +1,124 @@
+package par
+
+import (
+	"context"
+
+	"github.com/weftrt/weft/scheduler"
+)
+
+// ForRange calls body on chunks that cover [lo, hi) exactly once, possibly
+// in parallel, and returns when all have returned. It is the form for hot
+// loops: body gets a whole chunk [lo, hi) and iterates it itself, so the
+// per-element cost is the body's own loop. body also gets the worker that
+// runs the chunk, which a nested loop (or join, or scope) inside it must
+// use: the chunk forms are how loops nest. A range of at most MinLen
+// elements (DefaultInlineLen unless set) runs inline, as one chunk; see the
+// package doc for how longer ones are cut.
+//
+// A panic in body is re-raised as a *scheduler.Panic once the chunks
+// already running have returned; no new chunk starts after it.
+//
+// w is the current worker, which must not be nil; a goroutine outside the
+// pool calls ForRangeOn.
+func ForRange(w *scheduler.Worker, lo, hi int, body func(w *scheduler.Worker, lo, hi int), opts ...Option) {
+	checkWorker(w)
+	if hi <= lo {
+		return
+	}
+	cfg := newConfig(opts)
+	if hi-lo <= cfg.inlineLen {
+		inlineNone(w, body, lo, hi)
+		return
+	}
+	chunk := func(w *scheduler.Worker, lo, hi int) none {
+		body(w, lo, hi)
+		return none{}
+	}
+	_, _ = run(context.Background(), w, lo, hi, cfg, chunk, nil, nil) // no error without ctx or fail
+}
+
+// For calls body(i) for every i in [0, n), possibly in parallel. It is
+// ForRange with the loop written for you; prefer ForRange when the body
+// is a few nanoseconds, where a call per element is most of the cost.
+func For(w *scheduler.Worker, n int, body func(i int), opts ...Option) {
+	ForRange(w, 0, n, func(_ *scheduler.Worker, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			body(i)
+		}
+	}, opts...)
+}
+
+// ForEach calls body(i, &xs[i]) for every element of xs, possibly in
+// parallel. The pointer lets body update the element in place and saves
+// copying large elements; body must not keep it past its return if xs may
+// be reused.
+func ForEach[T any](w *scheduler.Worker, xs []T, body func(i int, x *T), opts ...Option) {
+	ForRange(w, 0, len(xs), func(_ *scheduler.Worker, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			body(i, &xs[i])
+		}
+	}, opts...)
+}
+
+// ForRangeErr is ForRange for a body that can fail. After the first error
+// (or once ctx is cancelled) no new chunk starts; ForRangeErr waits for
+// the chunks already running and returns that error (or the context's
+// cause). A nil ctx never cancels.
+func ForRangeErr(ctx context.Context, w *scheduler.Worker, lo, hi int, body func(w *scheduler.Worker, lo, hi int) error, opts ...Option) error {
+	checkWorker(w)
+	if hi <= lo {
+		return nil
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cfg := newConfig(opts)
+	if hi-lo <= cfg.inlineLen {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return inline(w, body, lo, hi)
+	}
+	l := &loop[none]{}
+	l.chunk = func(w *scheduler.Worker, lo, hi int) none {
+		if err := body(w, lo, hi); err != nil {
+			l.fail(err)
+		}
+		return none{}
+	}
+	_, err := run(ctx, w, lo, hi, cfg, l.chunk, nil, l)
+	return err
+}
+
+// ForErr is For for a body that can fail, stopping as ForRangeErr does.
+// Within a chunk it stops at the element that failed, and before every
+// element once another chunk has failed.
+func ForErr(ctx context.Context, w *scheduler.Worker, n int, body func(i int) error, opts ...Option) error {
+	checkWorker(w)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cfg := newConfig(opts)
+	if n <= cfg.inlineLen {
+		return ForRangeErr(ctx, w, 0, n, func(_ *scheduler.Worker, lo, hi int) error {
+			for i := lo; i < hi; i++ {
+				if err := body(i); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, opts...)
+	}
+	l := &loop[none]{}
+	l.chunk = func(_ *scheduler.Worker, lo, hi int) none {
+		for i := lo; i < hi && !l.stop.Load(); i++ {
+			if err := body(i); err != nil {
+				l.fail(err)
+				break
+			}
+		}
+		return none{}
+	}
+	_, err := run(ctx, w, 0, n, cfg, l.chunk, nil, l)
+	return err
+}

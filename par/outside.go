@@ -1,0 +1,108 @@
+package par
+
+import (
+	"context"
+	"iter"
+
+	"github.com/weftrt/weft/scheduler"
+)
+
+// The On forms run a loop from a goroutine outside the pool, as join.On
+// and scope.GroupOn do: on a worker of p (nil means scheduler.Default()),
+// blocking the caller until the loop is done. They return
+// scheduler.ErrClosed if p is shutting down, and ctx's cause if ctx is
+// cancelled: before the loop starts (it does not start), or while it runs
+// (no new chunk starts). Panics propagate as in the forms they wrap.
+
+// ForRangeOn is ForRange from outside the pool.
+func ForRangeOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func(w *scheduler.Worker, lo, hi int), opts ...Option) error {
+	return on(ctx, p, func(w *scheduler.Worker) error {
+		return ForRangeErr(ctx, w, lo, hi, func(w *scheduler.Worker, lo, hi int) error {
+			body(w, lo, hi)
+			return nil
+		}, opts...)
+	})
+}
+
+// ForOn is For from outside the pool.
+func ForOn(ctx context.Context, p *scheduler.Pool, n int, body func(i int), opts ...Option) error {
+	return ForRangeOn(ctx, p, 0, n, func(_ *scheduler.Worker, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			body(i)
+		}
+	}, opts...)
+}
+
+// ForEachOn is ForEach from outside the pool.
+func ForEachOn[T any](ctx context.Context, p *scheduler.Pool, xs []T, body func(i int, x *T), opts ...Option) error {
+	return ForRangeOn(ctx, p, 0, len(xs), func(_ *scheduler.Worker, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			body(i, &xs[i])
+		}
+	}, opts...)
+}
+
+// ForRangeErrOn is ForRangeErr from outside the pool.
+func ForRangeErrOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func(w *scheduler.Worker, lo, hi int) error, opts ...Option) error {
+	return on(ctx, p, func(w *scheduler.Worker) error { return ForRangeErr(ctx, w, lo, hi, body, opts...) })
+}
+
+// MapOn is Map from outside the pool; it returns nil and the error if the
+// loop did not finish.
+func MapOn[T, U any](ctx context.Context, p *scheduler.Pool, xs []T, f func(x T) U, opts ...Option) ([]U, error) {
+	var out []U
+	err := on(ctx, p, func(w *scheduler.Worker) error {
+		var err error
+		out, err = MapErr(ctx, w, xs, func(x T) (U, error) { return f(x), nil }, opts...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReduceRangeOn is ReduceRange from outside the pool.
+func ReduceRangeOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, identity R, chunk func(w *scheduler.Worker, lo, hi int) R, combine func(a, b R) R, opts ...Option) (R, error) {
+	r := identity
+	err := on(ctx, p, func(w *scheduler.Worker) error {
+		if hi <= lo {
+			return nil
+		}
+		var err error
+		r, err = run(ctx, w, lo, hi, newConfig(opts), chunk, combine, nil)
+		return err
+	})
+	return r, err
+}
+
+// MapReduceOn is MapReduce from outside the pool.
+func MapReduceOn[T, R any](ctx context.Context, p *scheduler.Pool, xs []T, identity R, f func(x T) R, combine func(a, b R) R, opts ...Option) (R, error) {
+	return ReduceRangeOn(ctx, p, 0, len(xs), identity, func(_ *scheduler.Worker, lo, hi int) R {
+		acc := identity
+		for _, x := range xs[lo:hi] {
+			acc = combine(acc, f(x))
+		}
+		return acc
+	}, combine, opts...)
+}
+
+// ForEachSeqOn is ForEachSeqErr from outside the pool.
+func ForEachSeqOn[T any](ctx context.Context, p *scheduler.Pool, seq iter.Seq[T], body func(x T) error, opts ...Option) error {
+	return on(ctx, p, func(w *scheduler.Worker) error { return ForEachSeqErr(ctx, w, seq, body, opts...) })
+}
+
+// on runs f on a worker of p and returns the pool's error or f's.
+func on(ctx context.Context, p *scheduler.Pool, f func(w *scheduler.Worker) error) error {
+	if p == nil {
+		p = scheduler.Default()
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var err error
+	if runErr := p.Run(ctx, func(w *scheduler.Worker) { err = f(w) }); runErr != nil {
+		return runErr
+	}
+	return err
+}

@@ -1,0 +1,84 @@
+package par
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/weftrt/weft/scheduler"
+)
+
+// The probe is how a loop learns what its elements cost without asking
+// the user: it runs the first pieces of the range inline, growing each
+// piece probeGrowth times, and reads the clock after each (a read costs
+// about 25 ns, so a few of them are nothing next to a loop worth
+// splitting). It stops as soon as the rest of the loop, at the cost per
+// element seen so far, is below inlineWork, and then runs the rest inline
+// too; or once probeTime has passed, and then the rest is split with a
+// grain from that cost (config.grain). The first piece is one element, so
+// a loop of expensive elements is split after the first; a loop that
+// cannot spare even that (as many expensive elements as workers) says
+// MinLen, which skips the probe.
+//
+// The pieces run before anything is forked. Forking the rest while the
+// first piece runs would let an expensive first element share its loop
+// sooner, but it also hands tiny loops to idle workers: a steal costs
+// microseconds, ten times a loop of a thousand cheap elements.
+const (
+	probeGrowth = 16
+	probeTime   = time.Microsecond
+	// inlineWork is the work below which a loop is not worth sharing:
+	// waking a sleeping worker (10 to 20 µs) and letting it ramp up
+	// costs about this much, so a shorter loop finishes as soon on one
+	// worker, and leaves the others free. The first piece's timing
+	// includes a clock read, so it overestimates a cheap element's cost:
+	// a loop of a thousand cheap elements ends after one piece.
+	inlineWork = 32 * time.Microsecond
+	// leafWork is the least work a chunk should hold: a fork and a chunk
+	// call cost tens of nanoseconds at most, 1% of it.
+	leafWork = 2 * time.Microsecond
+	// leavesPerWorker is how many chunks per worker a loop aims at when
+	// its length allows: enough that a worker which finishes early finds
+	// a large piece to steal even when element costs differ a hundredfold.
+	leavesPerWorker = 64
+)
+
+// probe runs the first pieces of [lo, hi) on w (see above) and returns
+// their combined result, where the rest starts (hi when the probe ran it
+// all, or the loop stopped: stop is raised, if not nil) and the cost per
+// element it saw, in nanoseconds.
+func probe[R any](w *scheduler.Worker, chunk func(w *scheduler.Worker, lo, hi int) R, combine func(a, b R) R,
+	lo, hi int, cfg config, stop *atomic.Bool) (r R, next int, perElem float64) {
+	n := hi - lo
+	start := time.Now()
+	k := cfg.minLen
+	for first := true; lo < hi; first = false {
+		if cfg.maxLen > 0 {
+			k = min(k, cfg.maxLen)
+		}
+		end := lo + min(k, hi-lo)
+		x := chunk(w, lo, end)
+		if first || combine == nil {
+			r = x
+		} else {
+			r = combine(r, x)
+		}
+		lo = end
+		if lo == hi || (stop != nil && stop.Load()) {
+			return r, hi, 0
+		}
+		elapsed := time.Since(start)
+		perElem = float64(elapsed) / float64(n-(hi-lo))
+		if float64(hi-lo)*perElem < float64(inlineWork) && (cfg.maxLen == 0 || hi-lo <= cfg.maxLen) {
+			x := chunk(w, lo, hi)
+			if combine != nil {
+				r = combine(r, x)
+			}
+			return r, hi, perElem
+		}
+		if elapsed >= probeTime {
+			return r, lo, perElem
+		}
+		k *= probeGrowth
+	}
+	return r, hi, perElem
+}

@@ -1,0 +1,53 @@
+package par
+
+import (
+	"context"
+
+	"github.com/weftrt/weft/scheduler"
+)
+
+// ReduceRange computes chunk over chunks that cover [lo, hi) and combines
+// their results with combine, possibly in parallel, returning identity
+// for an empty range. Chunks are combined in range order, as a tree:
+// combine(a, b) always gets the result of a range in a and of the range
+// just after it in b, so combine must be associative but need not be
+// commutative (string concatenation works). identity is the result of an
+// empty range and must satisfy combine(identity, x) == x; it is never
+// passed to chunk.
+func ReduceRange[R any](w *scheduler.Worker, lo, hi int, identity R, chunk func(w *scheduler.Worker, lo, hi int) R, combine func(a, b R) R, opts ...Option) R {
+	checkWorker(w)
+	if hi <= lo {
+		return identity
+	}
+	cfg := newConfig(opts)
+	if hi-lo <= cfg.inlineLen {
+		return inline(w, chunk, lo, hi)
+	}
+	r, _ := run(context.Background(), w, lo, hi, cfg, chunk, combine, nil) // no error without ctx or fail
+	return r
+}
+
+// MapReduce computes combine over f(x) for every x in xs, starting each
+// chunk from identity, and returns identity for an empty xs. The order of
+// combination is the order of xs, grouped as a tree (see ReduceRange).
+func MapReduce[T, R any](w *scheduler.Worker, xs []T, identity R, f func(x T) R, combine func(a, b R) R, opts ...Option) R {
+	return ReduceRange(w, 0, len(xs), identity, func(_ *scheduler.Worker, lo, hi int) R {
+		acc := identity
+		for _, x := range xs[lo:hi] {
+			acc = combine(acc, f(x))
+		}
+		return acc
+	}, combine, opts...)
+}
+
+// Reduce combines the elements of xs with combine, in order, grouped as a
+// tree (see ReduceRange); identity is the result for an empty xs.
+func Reduce[T any](w *scheduler.Worker, xs []T, identity T, combine func(a, b T) T, opts ...Option) T {
+	return ReduceRange(w, 0, len(xs), identity, func(_ *scheduler.Worker, lo, hi int) T {
+		acc := xs[lo]
+		for _, x := range xs[lo+1 : hi] {
+			acc = combine(acc, x)
+		}
+		return acc
+	}, combine, opts...)
+}

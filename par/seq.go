@@ -1,0 +1,120 @@
+package par
+
+import (
+	"context"
+	"iter"
+	"sync/atomic"
+
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/scope"
+)
+
+// defaultBatch is how many items of an iter.Seq go into one task unless
+// MinLen says otherwise. Items of a sequence usually cost more than the
+// elements of a slice loop (each is produced by a call of the sequence),
+// so batches are short: a task per batch costs about an allocation and a
+// deque push.
+const defaultBatch = 16
+
+// batchesPerWorker bounds the batches waiting for a worker: beyond it the
+// worker that pulls the sequence runs a batch itself instead of queueing
+// it, so a fast sequence cannot fill memory ahead of slow bodies.
+const batchesPerWorker = 2
+
+// ForEachSeq calls body for every item of seq, possibly in parallel, and
+// returns when all have returned. seq is pulled sequentially by the
+// calling worker, which cuts it into batches of MinLen items (16 unless
+// set) and hands each batch to the pool as a task; when enough batches
+// wait, it runs the next one itself. Items are visited in no particular
+// order. A panic stops the pulling and is re-raised, as a
+// *scheduler.Panic, after the running batches have returned.
+func ForEachSeq[T any](w *scheduler.Worker, seq iter.Seq[T], body func(x T), opts ...Option) {
+	_ = ForEachSeqErr(context.Background(), w, seq, func(x T) error {
+		body(x)
+		return nil
+	}, opts...)
+}
+
+// ForEachSeq2 is ForEachSeq for an iter.Seq2, such as maps.All.
+func ForEachSeq2[K, V any](w *scheduler.Worker, seq iter.Seq2[K, V], body func(k K, v V), opts ...Option) {
+	pairs := func(yield func(pair[K, V]) bool) {
+		for k, v := range seq {
+			if !yield(pair[K, V]{k, v}) {
+				return
+			}
+		}
+	}
+	ForEachSeq(w, pairs, func(p pair[K, V]) { body(p.k, p.v) }, opts...)
+}
+
+// pair is one item of an iter.Seq2.
+type pair[K, V any] struct {
+	k K
+	v V
+}
+
+// ForEachSeqErr is ForEachSeq for a body that can fail: after the first
+// error (or once ctx is cancelled) no new item is pulled from seq and no
+// new batch starts; it returns that error once the running batches have
+// returned. A nil ctx never cancels.
+func ForEachSeqErr[T any](ctx context.Context, w *scheduler.Worker, seq iter.Seq[T], body func(x T) error, opts ...Option) error {
+	checkWorker(w)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cfg := newConfig(opts)
+	size := defaultBatch
+	if cfg.setMin {
+		size = cfg.minLen
+	}
+	limit := int64(batchesPerWorker * w.Pool().Workers())
+	return scope.Group(ctx, w, func(s *scope.Scope) error {
+		var waiting atomic.Int64
+		batch := make([]T, 0, size)
+		flush := func() error {
+			if s.Context().Err() != nil {
+				// The group's first error, or the caller's cancellation.
+				return context.Cause(s.Context())
+			}
+			if waiting.Load() >= limit {
+				err := runBatch(batch, body)
+				batch = batch[:0]
+				return err
+			}
+			b := batch
+			batch = make([]T, 0, size)
+			waiting.Add(1)
+			s.Go(func(*scope.Scope) error {
+				waiting.Add(-1)
+				return runBatch(b, body)
+			})
+			return nil
+		}
+		for x := range seq {
+			batch = append(batch, x)
+			if len(batch) < size {
+				continue
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+			if s.Context().Err() != nil {
+				return context.Cause(s.Context())
+			}
+		}
+		if len(batch) > 0 {
+			return flush()
+		}
+		return nil
+	})
+}
+
+// runBatch calls body on each item of b, stopping at the first error.
+func runBatch[T any](b []T, body func(x T) error) error {
+	for _, x := range b {
+		if err := body(x); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,146 @@
+package par_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftrt/weft/par"
+	"github.com/weftrt/weft/scheduler"
+)
+
+var errBoom = errors.New("boom")
+
+// onOne runs f on a one-worker pool, where chunks run left to right, so
+// that "nothing after the failure ran" is exact.
+func onOne(t *testing.T, f func(w *scheduler.Worker)) {
+	t.Helper()
+	p, err := scheduler.New(scheduler.WithWorkers(1))
+	require.NoError(t, err)
+	defer p.Close()
+	require.NoError(t, p.Run(context.Background(), f))
+}
+
+func TestForErrStopsAtFirstError(t *testing.T) {
+	const n, bad = 10_000, 3_000
+	onOne(t, func(w *scheduler.Worker) {
+		var last atomic.Int64
+		err := par.ForErr(context.Background(), w, n, func(i int) error {
+			last.Store(int64(i))
+			if i == bad {
+				return errBoom
+			}
+			return nil
+		}, par.MinLen(1))
+		assert.ErrorIs(t, err, errBoom)
+		assert.EqualValues(t, bad, last.Load(), "an element after the failure ran")
+	})
+}
+
+func TestErrorsPropagateOnManyWorkers(t *testing.T) {
+	for name, p := range pools(t) {
+		t.Run(name, func(t *testing.T) {
+			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+				var ran atomic.Int64
+				err := par.ForRangeErr(context.Background(), w, 0, 100_000, func(_ *scheduler.Worker, lo, hi int) error {
+					ran.Add(int64(hi - lo))
+					if lo <= 500 && 500 < hi {
+						return errBoom
+					}
+					return nil
+				}, par.MinLen(1), par.MaxLen(100))
+				assert.ErrorIs(t, err, errBoom)
+				assert.Less(t, ran.Load(), int64(100_000), "no chunk was skipped after the error")
+
+				xs := make([]int, 1000)
+				out, err := par.MapErr(context.Background(), w, xs, func(int) (int, error) { return 0, errBoom })
+				assert.ErrorIs(t, err, errBoom)
+				assert.Nil(t, out)
+			}))
+		})
+	}
+}
+
+func TestPanicPropagatesAfterStopping(t *testing.T) {
+	const n, bad = 10_000, 3_000
+	onOne(t, func(w *scheduler.Worker) {
+		var after atomic.Int64
+		r := func() (r any) {
+			defer func() { r = recover() }()
+			par.For(w, n, func(i int) {
+				if i > bad {
+					after.Add(1)
+				}
+				if i == bad {
+					panic("boom")
+				}
+			}, par.MinLen(1))
+			return nil
+		}()
+		var p *scheduler.Panic
+		require.ErrorAs(t, r.(error), &p)
+		assert.Equal(t, "boom", p.Value)
+		assert.Zero(t, after.Load(), "a chunk started after the panic")
+	})
+}
+
+func TestPanicPropagatesOnManyWorkers(t *testing.T) {
+	for name, p := range pools(t) {
+		for _, n := range []int{10, 100_000} { // inline, and split
+			r := func() (r any) {
+				defer func() { r = recover() }()
+				_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+					par.ForRange(w, 0, n, func(_ *scheduler.Worker, lo, hi int) {
+						if lo <= n-7 && n-7 < hi {
+							panic(errBoom)
+						}
+					}, par.MaxLen(100))
+				})
+				return nil
+			}()
+			var pan *scheduler.Panic
+			require.ErrorAs(t, r.(error), &pan, "%s n=%d", name, n)
+			assert.ErrorIs(t, pan, errBoom)
+		}
+	}
+}
+
+func TestCancelStopsNewChunks(t *testing.T) {
+	const n = 10_000
+	onOne(t, func(w *scheduler.Worker) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		defer cancel(nil)
+		var ran atomic.Int64
+		err := par.ForRangeErr(ctx, w, 0, n, func(_ *scheduler.Worker, lo, hi int) error {
+			if ran.Add(1) == 1 {
+				cancel(errBoom)
+				// The stop flag is raised by context.AfterFunc's goroutine;
+				// give it the chance to run before this chunk returns.
+				for range 100 {
+					time.Sleep(time.Millisecond)
+					if errors.Is(context.Cause(ctx), errBoom) {
+						break
+					}
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			return nil
+		}, par.MinLen(1), par.MaxLen(1))
+		assert.ErrorIs(t, err, errBoom)
+		assert.Less(t, ran.Load(), int64(n))
+	})
+}
+
+func TestCancelledBeforeStartRunsNothing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var ran atomic.Int64
+	err := par.ForOn(ctx, nil, 1000, func(int) { ran.Add(1) })
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Zero(t, ran.Load())
+}
