@@ -42,7 +42,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	workers := fs.String("workers", joinInts(sweep(runtime.GOMAXPROCS(0))), "comma-separated worker `counts` (GOMAXPROCS and pool size)")
 	fs.IntVar(&o.reps, "reps", 8, "measured `rounds`; each repeats every case at least once")
 	fs.IntVar(&o.warmup, "warmup", 1, "unmeasured repetitions of each case before the rounds")
-	fs.DurationVar(&o.minTime, "mintime", time.Second, "measure each case this `long` at least, spread over the rounds")
+	fs.DurationVar(&o.minTime, "mintime", time.Second, "measure each case for at least this `duration`, spread over the rounds")
 	fs.Float64Var(&o.noise, "noise", 0.1, "flag results when more than this `share` of the CPUs was busy outside this process")
 	fs.IntVar(&o.retries, "retries", 1, "measure a noisy workload up to this many `times` more, keeping the quietest attempt")
 	fs.StringVar(&o.out, "out", "", "write results.txt (benchfmt), summary.json, table.txt and SVG plots into `dir`")
