@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -198,7 +199,13 @@ func TestConnectContextWaitsForTheServer(t *testing.T) {
 	defer cancel()
 	_, err = weftjs.ConnectContext(ctx, "nats://"+addr)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.ErrorIs(t, err, syscall.ECONNREFUSED)
+	require.Contains(t, err.Error(), addr)
+	// Why: the last dial's failure, refused, or cut short by the deadline
+	// when the deadline fell during a dial (which depends on the load).
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		var ne net.Error
+		require.True(t, errors.As(err, &ne) && ne.Timeout(), "neither refused nor timed out: %v", err)
+	}
 
 	// The server starts while ConnectContext waits.
 	ctx, cancel = context.WithTimeout(context.Background(), time.Minute)
