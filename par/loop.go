@@ -21,8 +21,12 @@ type loop[R any] struct {
 	combine func(a, b R) R // nil when R carries nothing
 	grain   int
 	stop    atomic.Bool
-	mu      sync.Mutex
-	err     error // the first error; guarded by mu
+	// ctx is the loop's context when it can be cancelled (else nil): a
+	// leaf also checks ctx.Done() itself, so that a cancellation stops new
+	// chunks at once, not only once the AfterFunc callback has run.
+	ctx context.Context
+	mu  sync.Mutex
+	err error // the first error; guarded by mu
 }
 
 // span is a range of a loop: the argument of split, passed by value
@@ -58,6 +62,14 @@ func split[R any](w *scheduler.Worker, s span[R]) R {
 func (l *loop[R]) leaf(w *scheduler.Worker, lo, hi int) (r R) {
 	if l.stop.Load() {
 		return r
+	}
+	if l.ctx != nil {
+		select { // lock-free while Done is open; chunks are microseconds
+		case <-l.ctx.Done():
+			l.fail(context.Cause(l.ctx))
+			return r
+		default:
+		}
 	}
 	done := false
 	defer func() {
@@ -112,6 +124,7 @@ func run[R any](ctx context.Context, w *scheduler.Worker, lo, hi int, cfg config
 		// It captures a copy of l, so that l itself stays on the stack
 		// when ctx cannot be cancelled.
 		lc := l
+		lc.ctx = ctx
 		stop := context.AfterFunc(ctx, func() { lc.fail(context.Cause(ctx)) })
 		defer stop()
 	}
