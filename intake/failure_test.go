@@ -71,12 +71,12 @@ func TestMalformedPayloadsAreRetriedThenTerminated(t *testing.T) {
 	require.Zero(t, ls.Out)
 }
 
-// A handler's panic does not reach the pool's panic handler (there is
-// none here: it would crash the test): the task is returned for a retry,
-// its slot released as failed with the *scheduler.Panic, and the worker
-// goes on.
-func TestHandlerPanicIsRetried(t *testing.T) {
-	const n = 20
+// failEvenTasksOnce runs n tasks through a worker whose handler calls
+// fail on the first delivery of every even task, waits until all are
+// acked and shuts the worker down; the caller checks what each failure
+// turned into.
+func failEvenTasksOnce(t *testing.T, n int, fail func()) (intake.Stats, *intaketest.Ledger) {
+	t.Helper()
 	q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: 5 * time.Millisecond})
 	putN(q, n)
 	l := intaketest.NewLedger(3)
@@ -87,15 +87,22 @@ func TestHandlerPanicIsRetried(t *testing.T) {
 		Backoff:  noDelay,
 		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
 			if k, _ := strconv.Atoi(string(task.Payload())); task.Deliveries() == 1 && k%2 == 0 {
-				panic("first delivery of an even task")
+				fail()
 			}
 			return nil
 		},
 	})
-	eventually(t, 10*time.Second, func() bool { return w.Stats().Acked == n }, "all acked")
+	eventually(t, 10*time.Second, func() bool { return w.Stats().Acked == uint64(n) }, "all acked")
 	require.NoError(t, w.Shutdown(context.Background()))
+	return w.Stats(), l
+}
 
-	s := w.Stats()
+// A handler's panic does not reach the pool's panic handler (there is
+// none here: it would crash the test): the task is returned for a retry,
+// its slot released as failed with the *scheduler.Panic, and the worker
+// goes on.
+func TestHandlerPanicIsRetried(t *testing.T) {
+	s, l := failEvenTasksOnce(t, 20, func() { panic("first delivery of an even task") })
 	require.EqualValues(t, 10, s.Panics)
 	require.EqualValues(t, 10, s.Failed)
 	require.EqualValues(t, 10, s.Nacked)
@@ -115,25 +122,8 @@ func TestHandlerPanicIsRetried(t *testing.T) {
 // leaving it, and its slot, stuck; the task is retried and the pool goes
 // on with a replaced worker.
 func TestHandlerGoexitIsRetried(t *testing.T) {
-	const n = 10
-	q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: 5 * time.Millisecond})
-	putN(q, n)
-	l := intaketest.NewLedger(3)
-	w := newWorker(t, intake.Config{
-		Source:   q,
-		Supplier: l.Supplier(slots.NewFixed(3)),
-		Pool:     newPool(t, 2),
-		Backoff:  noDelay,
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
-			if k, _ := strconv.Atoi(string(task.Payload())); task.Deliveries() == 1 && k%2 == 0 {
-				runtime.Goexit()
-			}
-			return nil
-		},
-	})
-	eventually(t, 10*time.Second, func() bool { return w.Stats().Acked == n }, "all acked")
-	require.NoError(t, w.Shutdown(context.Background()))
-	require.EqualValues(t, 5, w.Stats().Redelivered)
+	s, l := failEvenTasksOnce(t, 10, runtime.Goexit)
+	require.EqualValues(t, 5, s.Redelivered)
 	require.Empty(t, l.Problems())
 	for _, err := range l.Stats().Failures {
 		require.ErrorIs(t, err, scheduler.ErrGoexit)
