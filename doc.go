@@ -6,6 +6,9 @@
 //
 // This package holds no code; the API lives in its subpackages:
 //
+//   - [github.com/weftrt/weft/par]: parallel loops, what most programs
+//     need: For, ForEach, Map, Reduce, Filter over ranges, slices and
+//     iter.Seq, with error and context forms.
 //   - [github.com/weftrt/weft/join]: run two functions, possibly in
 //     parallel. join.Call is the zero-allocation form for hot recursions;
 //     join.On and join.CallOn enter the pool from outside.

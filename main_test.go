@@ -8,5 +8,5 @@ import (
 
 // The default pool lives for the whole process, by design.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/weftrt/weft/scheduler.(*Worker).main"))
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/weftrt/weft/internal/core.(*Worker).main"))
 }

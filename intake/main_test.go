@@ -10,5 +10,5 @@ import (
 // pool (used by the package example) lives for the whole process, by
 // design.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/weftrt/weft/scheduler.(*Worker).main"))
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/weftrt/weft/internal/core.(*Worker).main"))
 }

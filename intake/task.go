@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/weftrt/weft/internal/core"
 	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
@@ -66,7 +67,7 @@ func (w *Worker) run(r *inflight, sw *scheduler.Worker) {
 	var err error
 	// RunThen settles the task even if the handler calls runtime.Goexit
 	// (t.Fatal in a test's handler): it fails, with scheduler.ErrGoexit.
-	scheduler.RunThen(sw, func(sw *scheduler.Worker) {
+	core.RunThen(sw, func(sw *scheduler.Worker) {
 		err = w.cfg.Handler(w.runCtx, sw, r.task)
 	}, func(pan *scheduler.Panic) {
 		if pan != nil {

@@ -16,6 +16,6 @@ func TestMain(m *testing.M) {
 		os.Exit(crashChild())
 	}
 	goleak.VerifyTestMain(m,
-		goleak.IgnoreAnyFunction("github.com/weftrt/weft/scheduler.(*Worker).main"),
+		goleak.IgnoreAnyFunction("github.com/weftrt/weft/internal/core.(*Worker).main"),
 	)
 }

@@ -1,6 +1,9 @@
 package join
 
-import "github.com/weftrt/weft/scheduler"
+import (
+	"github.com/weftrt/weft/internal/core"
+	"github.com/weftrt/weft/scheduler"
+)
 
 // Call computes f(w, x) and f(w, y), possibly in parallel, and returns
 // both results. It is Join for hot recursive kernels: the arguments and
@@ -30,30 +33,31 @@ func Call[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T)
 	}
 	// The frame cached for this depth (written out here: Go does not
 	// inline a generic helper that asserts a generic type).
-	fr, ok := w.EnterFrame().(*valueFrame[T, R])
+	e := engine(w)
+	fr, ok := e.EnterFrame().(*valueFrame[T, R])
 	if !ok {
-		fr = newValueFrame[T, R](w)
+		fr = newValueFrame[T, R](e)
 	}
 	fr.f, fr.arg = f, y
-	w.Fork(&fr.fork)
+	e.Fork(&fr.fork)
 	defer func() {
 		// Nothing to do unless a half is panicking (see half.unwind); the
 		// deferred function must call recover itself to stop the panic.
 		if fr.fork.InUse() {
-			p := fr.unwind(w, recover(), fr.run)
-			fr.leave(w)
+			p := fr.unwind(e, recover(), fr.run)
+			fr.leave(e)
 			panic(p)
 		}
 	}()
 	rx = f(w, x)
-	if w.Reclaim(&fr.fork) {
+	if e.Reclaim(&fr.fork) {
 		ry = f(w, y)
-		fr.leaveInline(w)
+		fr.leaveInline(e)
 		return rx, ry
 	}
 	ry, p := fr.result, fr.panic
-	fr.leave(w)
-	scheduler.Repanic(p)
+	fr.leave(e)
+	core.Repanic(p)
 	return rx, ry
 }
 
@@ -71,8 +75,8 @@ func (fr *valueFrame[T, R]) run(w *scheduler.Worker) {
 }
 
 // RunJob runs the second call on a thief.
-func (fr *valueFrame[T, R]) RunJob(w *scheduler.Worker) {
-	scheduler.RunThen(w, fr.run, fr.done)
+func (fr *valueFrame[T, R]) RunJob(w *core.Worker) {
+	core.RunThen((*scheduler.Worker)(w), fr.run, fr.done)
 }
 
 // done hands the thief's panic (nil if none) to the owner and sets the
@@ -87,13 +91,13 @@ func (fr *valueFrame[T, R]) done(p *scheduler.Panic) {
 // this depth.
 // leaveInline is leave for a join that ran its second half inline: no
 // thief wrote result or panic, so only the arguments need dropping.
-func (fr *valueFrame[T, R]) leaveInline(w *scheduler.Worker) {
+func (fr *valueFrame[T, R]) leaveInline(w *core.Worker) {
 	var zt T
 	fr.f, fr.arg = nil, zt
 	w.Unfork(&fr.fork)
 }
 
-func (fr *valueFrame[T, R]) leave(w *scheduler.Worker) {
+func (fr *valueFrame[T, R]) leave(w *core.Worker) {
 	var zt T
 	var zr R
 	fr.f, fr.arg, fr.result, fr.panic = nil, zt, zr, nil
@@ -102,7 +106,7 @@ func (fr *valueFrame[T, R]) leave(w *scheduler.Worker) {
 
 // newValueFrame makes the frame of the current depth, the first time a
 // Call reaches it (or when it last held another kind of frame).
-func newValueFrame[T, R any](w *scheduler.Worker) *valueFrame[T, R] {
+func newValueFrame[T, R any](w *core.Worker) *valueFrame[T, R] {
 	fr := &valueFrame[T, R]{}
 	fr.fork.Init(w, fr)
 	w.CacheFrame(fr, &fr.fork)

@@ -1,18 +1,21 @@
 package join
 
-import "github.com/weftrt/weft/scheduler"
+import (
+	"github.com/weftrt/weft/internal/core"
+	"github.com/weftrt/weft/scheduler"
+)
 
 // half is the part of a join frame that the second half's job touches,
 // wherever it runs. Frames live in the worker's per-depth frame cache
-// (scheduler.Worker.EnterFrame) and are reused by the next join at the
+// (core.Worker.EnterFrame) and are reused by the next join at the
 // same depth, so a join allocates nothing of its own.
 //
 // The second half starts as a private fork of the worker (see
-// scheduler.Fork): a few plain stores, nothing another goroutine can see.
+// core.Fork): a few plain stores, nothing another goroutine can see.
 // Only if a heartbeat published it can a thief run it, and only then do
 // panic and the fork's latch come into play.
 type half struct {
-	fork  scheduler.Fork
+	fork  core.Fork
 	panic *scheduler.Panic // a thief's panic; written before fork.Done
 }
 
@@ -25,10 +28,15 @@ type half struct {
 // raise again, as a *scheduler.Panic, once the caller has left the frame.
 // The unwinding panic wins over one from the second half, as a's wins in
 // Join.
-func (h *half) unwind(w *scheduler.Worker, r any, runInline func(*scheduler.Worker)) *scheduler.Panic {
-	p := scheduler.Recovered(r)
-	if !h.fork.RanInline() && w.Reclaim(&h.fork) {
-		scheduler.CatchWorker(runInline, w)
+func (h *half) unwind(e *core.Worker, r any, runInline func(*scheduler.Worker)) *scheduler.Panic {
+	p := core.Recovered(r)
+	if !h.fork.RanInline() && e.Reclaim(&h.fork) {
+		core.CatchWorker(runInline, (*scheduler.Worker)(e))
 	}
 	return p
 }
+
+// engine is w as the scheduler's engine knows it, with the fork and frame
+// operations that join needs: the same pointer (scheduler.Worker is
+// defined as core.Worker), so the conversion costs nothing.
+func engine(w *scheduler.Worker) *core.Worker { return (*core.Worker)(w) }

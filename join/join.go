@@ -1,6 +1,9 @@
 package join
 
-import "github.com/weftrt/weft/scheduler"
+import (
+	"github.com/weftrt/weft/internal/core"
+	"github.com/weftrt/weft/scheduler"
+)
 
 // Join runs a and b, possibly in parallel, and returns when both have
 // returned. Each receives the worker that runs it. Join runs a at once and
@@ -30,25 +33,26 @@ func Join(w *scheduler.Worker, a, b func(*scheduler.Worker)) {
 	if checkWorker && !w.IsCurrent() {
 		panic(errForeignWorker)
 	}
-	f := closureFrameAt(w)
+	e := engine(w)
+	f := closureFrameAt(e)
 	f.b = b
-	w.Fork(&f.fork)
+	e.Fork(&f.fork)
 	defer func() {
 		if f.fork.InUse() { // a half is panicking: see half.unwind
-			p := f.unwind(w, recover(), f.b)
-			f.leave(w)
+			p := f.unwind(e, recover(), f.b)
+			f.leave(e)
 			panic(p)
 		}
 	}()
 	a(w)
-	if w.Reclaim(&f.fork) {
+	if e.Reclaim(&f.fork) {
 		b(w)
-		f.leave(w)
+		f.leave(e)
 		return
 	}
 	p := f.panic
-	f.leave(w)
-	scheduler.Repanic(p)
+	f.leave(e)
+	core.Repanic(p)
 }
 
 // closureFrame is Join's job record for b.
@@ -58,8 +62,8 @@ type closureFrame struct {
 }
 
 // RunJob runs b on a thief.
-func (f *closureFrame) RunJob(w *scheduler.Worker) {
-	scheduler.RunThen(w, f.b, f.done)
+func (f *closureFrame) RunJob(w *core.Worker) {
+	core.RunThen((*scheduler.Worker)(w), f.b, f.done)
 }
 
 // done is valueFrame.done for Join.
@@ -70,20 +74,20 @@ func (f *closureFrame) done(p *scheduler.Panic) {
 
 // leave ends the join, dropping b (and what it captured) so the GC can
 // collect it, and frees the frame for the next join at this depth.
-func (f *closureFrame) leave(w *scheduler.Worker) {
+func (f *closureFrame) leave(w *core.Worker) {
 	f.b, f.panic = nil, nil
 	w.Unfork(&f.fork)
 }
 
 // closureFrameAt is valueFrameAt for Join's frames.
-func closureFrameAt(w *scheduler.Worker) *closureFrame {
+func closureFrameAt(w *core.Worker) *closureFrame {
 	if f, ok := w.EnterFrame().(*closureFrame); ok {
 		return f
 	}
 	return newClosureFrame(w)
 }
 
-func newClosureFrame(w *scheduler.Worker) *closureFrame {
+func newClosureFrame(w *core.Worker) *closureFrame {
 	f := &closureFrame{}
 	f.fork.Init(w, f)
 	w.CacheFrame(f, &f.fork)

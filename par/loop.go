@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/weftrt/weft/internal/core"
 	"github.com/weftrt/weft/join"
 	"github.com/weftrt/weft/scheduler"
 )
@@ -131,7 +132,7 @@ func run[R any](ctx context.Context, w *scheduler.Worker, lo, hi int, cfg config
 	done := false
 	defer func() {
 		if !done { // a panic in the probe, or re-raised by join
-			panic(scheduler.Recovered(recover()))
+			panic(core.Recovered(recover()))
 		}
 	}()
 	var r R
@@ -179,7 +180,7 @@ func inline[R any](w *scheduler.Worker, chunk func(w *scheduler.Worker, lo, hi i
 	done := false
 	defer func() {
 		if !done {
-			panic(scheduler.Recovered(recover()))
+			panic(core.Recovered(recover()))
 		}
 	}()
 	r := chunk(w, lo, hi)
@@ -192,7 +193,7 @@ func inlineNone(w *scheduler.Worker, body func(w *scheduler.Worker, lo, hi int),
 	done := false
 	defer func() {
 		if !done {
-			panic(scheduler.Recovered(recover()))
+			panic(core.Recovered(recover()))
 		}
 	}()
 	body(w, lo, hi)

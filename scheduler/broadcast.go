@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/weftrt/weft/internal/core"
 	"github.com/weftrt/weft/latch"
 )
 
@@ -21,26 +22,26 @@ func (p *Pool) Broadcast(ctx context.Context, f func(*Worker)) error {
 	if f == nil {
 		panic("weft/scheduler: Broadcast with a nil function")
 	}
-	if w := p.current(); w != nil {
+	if w := p.eng.Current(); w != nil {
 		return p.broadcastFrom(ctx, w, f)
 	}
 	permit, err := p.admit(ctx)
 	if err != nil {
 		return err
 	}
-	b := &broadcast{pool: p, f: f, parts: make([]broadcastPart, len(p.workers))}
-	b.count.Init(int64(len(p.workers)), &b.done)
-	err = p.accept(len(p.workers), func() {
-		for i, w := range p.workers {
+	n := p.Workers()
+	b := &broadcast{pool: p, f: f, parts: make([]broadcastPart, n)}
+	b.count.Init(int64(n), &b.done)
+	err = p.accept(n, func() {
+		for i := range n {
 			part := &b.parts[i]
 			part.b = b
 			part.job.Init(part)
-			w.mail.Push(&part.job)
-			p.sleep.NewJobFor(i)
+			p.eng.Mail(i, &part.job)
 		}
 	})
 	if err != nil {
-		Repanic(p.door.neverUsed(permit)) // the supplier's panic, to the caller
+		core.Repanic(p.door.neverUsed(permit)) // the supplier's panic, to the caller
 		return err
 	}
 	// One slot for the whole broadcast, used from when it is queued: its
@@ -48,39 +49,39 @@ func (p *Pool) Broadcast(ctx context.Context, f func(*Worker)) error {
 	// part's, until every part is done and the slot is back.
 	started := p.door.start(permit)
 	b.done.Wait()
-	Repanic(firstPanic(b.panic, started, p.door.finish(permit, firstPanic(b.panic, started))))
+	core.Repanic(firstPanic(b.panic, started, p.door.finish(permit, firstPanic(b.panic, started))))
 	return nil
 }
 
 // broadcastFrom is Broadcast called by worker w of p.
-func (p *Pool) broadcastFrom(ctx context.Context, w *Worker, f func(*Worker)) error {
+func (p *Pool) broadcastFrom(ctx context.Context, w *core.Worker, f func(*Worker)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b := &broadcast{pool: p, f: f, parts: make([]broadcastPart, len(p.workers))}
+	n := p.Workers()
+	b := &broadcast{pool: p, f: f, parts: make([]broadcastPart, n)}
 	var done latch.Owned
-	done.Init(p.sleep, w.index)
-	b.count.Init(int64(len(p.workers)), &done)
-	err := p.accept(len(p.workers)-1, func() {
-		for i, v := range p.workers {
-			if v == w {
+	done.Init(w.Sleep(), w.Index())
+	b.count.Init(int64(n), &done)
+	err := p.accept(n-1, func() {
+		for i := range n {
+			if i == w.Index() {
 				continue
 			}
 			part := &b.parts[i]
 			part.b = b
 			part.job.Init(part)
-			v.mail.Push(&part.job)
-			p.sleep.NewJobFor(i)
+			p.eng.Mail(i, &part.job)
 		}
 	})
 	if err != nil {
 		return err
 	}
-	own := &b.parts[w.index]
+	own := &b.parts[w.Index()]
 	own.b = b
-	own.finishOwn(CatchWorker(f, w))
+	own.finishOwn(core.CatchWorker(f, (*Worker)(w)))
 	w.WaitUntil(&done)
-	Repanic(b.panic)
+	core.Repanic(b.panic)
 	return nil
 }
 
@@ -95,12 +96,14 @@ type broadcast struct {
 }
 
 type broadcastPart struct {
-	job Job
+	job core.Job
 	b   *broadcast
 }
 
 // RunJob runs the part on the worker it was addressed to.
-func (part *broadcastPart) RunJob(w *Worker) { RunThen(w, part.b.f, part.finish) }
+func (part *broadcastPart) RunJob(w *core.Worker) {
+	core.RunThen((*Worker)(w), part.b.f, part.finish)
+}
 
 func (part *broadcastPart) finish(pan *Panic) {
 	part.finishOwn(pan)

@@ -1,16 +1,10 @@
 package scheduler
 
 // Probes returns how many deques p's workers have tried to steal from.
-func Probes(p *Pool) uint64 {
-	var n uint64
-	for _, w := range p.workers {
-		n += w.probes.Load()
-	}
-	return n
-}
+func Probes(p *Pool) uint64 { return p.eng.Counters().Probes }
 
 // Asleep returns how many of p's workers are blocked asleep.
 func Asleep(p *Pool) int {
-	_, sleeping := p.sleep.Counts()
+	_, sleeping := p.eng.Sleep().Counts()
 	return sleeping
 }

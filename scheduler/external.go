@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/weftrt/weft/internal/core"
 	"github.com/weftrt/weft/latch"
 	"github.com/weftrt/weft/slots"
 )
@@ -27,11 +28,11 @@ func (p *Pool) Run(ctx context.Context, f func(*Worker)) error {
 	if f == nil {
 		panic("weft/scheduler: Run with a nil function")
 	}
-	if w := p.current(); w != nil {
+	if w := p.eng.Current(); w != nil {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		Repanic(CatchWorker(f, w))
+		core.Repanic(core.CatchWorker(f, (*Worker)(w)))
 		return nil
 	}
 	permit, err := p.admit(ctx)
@@ -49,13 +50,13 @@ func (p *Pool) Run(ctx context.Context, f func(*Worker)) error {
 	if j.err != nil {
 		return j.err
 	}
-	Repanic(j.panic)
+	core.Repanic(j.panic)
 	return nil
 }
 
 // runJob is a Run call's job: its caller waits on done.
 type runJob struct {
-	job    Job
+	job    core.Job
 	pool   *Pool
 	f      func(*Worker)
 	permit slots.Permit
@@ -65,12 +66,12 @@ type runJob struct {
 }
 
 // RunJob runs f under the task's slot and releases the waiting caller.
-func (j *runJob) RunJob(w *Worker) {
+func (j *runJob) RunJob(w *core.Worker) {
 	if pan := j.pool.door.start(j.permit); pan != nil {
 		j.finish(pan) // the supplier panicked: f does not run
 		return
 	}
-	RunThen(w, j.f, j.finish)
+	core.RunThen((*Worker)(w), j.f, j.finish)
 }
 
 // finish releases the slot and the caller, who re-raises the task's panic
@@ -138,19 +139,19 @@ func (p *Pool) spawn(f func(*Worker), permit slots.Permit) error {
 
 // spawnJob is a detached task.
 type spawnJob struct {
-	job    Job
+	job    core.Job
 	pool   *Pool
 	f      func(*Worker)
 	permit slots.Permit
 }
 
 // RunJob runs f under the task's slot; a panic goes to the panic handler.
-func (j *spawnJob) RunJob(w *Worker) {
+func (j *spawnJob) RunJob(w *core.Worker) {
 	if pan := j.pool.door.start(j.permit); pan != nil {
 		j.finish(pan) // the supplier panicked: f does not run
 		return
 	}
-	RunThen(w, j.f, j.finish)
+	core.RunThen((*Worker)(w), j.f, j.finish)
 }
 
 func (j *spawnJob) finish(pan *Panic) {

@@ -10,7 +10,7 @@ func (p *Pool) check(method string, ctx context.Context) {
 	switch {
 	case p == nil:
 		panic("weft/scheduler: " + method + " on a nil *Pool: create one with scheduler.New, or use scheduler.Default()")
-	case p.sleep == nil:
+	case p.eng == nil:
 		panic("weft/scheduler: " + method + " on a Pool that scheduler.New did not make (a zero Pool{} cannot run anything)")
 	case ctx == nil:
 		panic("weft/scheduler: " + method + " with a nil context: pass context.Background() or context.TODO()")
@@ -26,7 +26,7 @@ func (p *Pool) checkStoppable(method string) {
 		panic("weft/scheduler: " + method + " on the default pool: it is shared by the whole process " +
 			"and lives as long as it; create your own pool with scheduler.New to control its lifetime")
 	}
-	if p.current() != nil {
+	if p.eng.Current() != nil {
 		panic("weft/scheduler: " + method + " called from a task of the pool it stops: it would wait " +
 			"for that task to finish, forever; call it from another goroutine (go pool." + method + "(...))")
 	}

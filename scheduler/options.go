@@ -8,6 +8,9 @@ import (
 	"github.com/weftrt/weft/slots"
 )
 
+// DefaultHeartbeat is the default for WithHeartbeat.
+const DefaultHeartbeat = 100 * time.Microsecond
+
 // Option configures a Pool; pass options to New.
 type Option func(*config)
 

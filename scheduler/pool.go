@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/weftrt/weft/deque"
-	"github.com/weftrt/weft/sleep"
+	"github.com/weftrt/weft/internal/core"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -39,11 +37,9 @@ var ErrHeartbeat = errors.New("weft/scheduler: invalid heartbeat interval")
 // Create one with New and stop it with Close or Shutdown. Its methods are
 // safe for concurrent use.
 type Pool struct {
-	cfg      config
-	door     door
-	workers  []*Worker
-	sleep    *sleep.Sleep
-	injector deque.Injector[Job]
+	cfg  config
+	door door
+	eng  *core.Pool // the workers, their deques, the injector, sleep
 
 	// submitMu makes accepting an outside task atomic with respect to
 	// Shutdown: submitters hold it shared while they check closing and
@@ -58,13 +54,9 @@ type Pool struct {
 	pending     atomic.Int64
 	drained     chan struct{}
 	drainOnce   sync.Once
-	termOnce    sync.Once
-	exited      sync.WaitGroup // one count per worker goroutine
-	injectCount atomic.Uint64  // jobs pushed onto the injector, for Stats
+	injectCount atomic.Uint64 // jobs pushed onto the injector, for Stats
 
-	isDefault bool      // Default's pool, which refuses Close; set once, before it is shared
-	epoch     time.Time // Pool.now counts from here; written once by New
-	heartbeat int64     // cfg.heartbeat in nanoseconds, for the fork path
+	isDefault bool // Default's pool, which refuses Close; set once, before it is shared
 }
 
 // New starts a pool. With no options it has runtime.GOMAXPROCS(0) workers.
@@ -76,39 +68,31 @@ func New(opts ...Option) (*Pool, error) {
 	if cfg.heartbeat <= 0 {
 		return nil, fmt.Errorf("%w: %v (want > 0)", ErrHeartbeat, cfg.heartbeat)
 	}
-	sl, err := sleep.New(cfg.workers, cfg.sleep)
+	p := &Pool{cfg: cfg, drained: make(chan struct{})}
+	eng, err := core.Start(core.Config{Workers: cfg.workers, Name: cfg.name,
+		OnStart: cfg.onStart, OnExit: cfg.onExit, Sleep: cfg.sleep,
+		Heartbeat: cfg.heartbeat, Owner: p})
 	if err != nil {
 		return nil, err
 	}
-	p := &Pool{cfg: cfg, sleep: sl, drained: make(chan struct{}),
-		epoch: time.Now(), heartbeat: int64(cfg.heartbeat)}
+	p.eng = eng
 	p.door = newDoor(cfg.supplier, cfg.name, cfg.trackerOpts)
-	p.workers = make([]*Worker, cfg.workers)
-	for i := range p.workers {
-		p.workers[i] = newWorker(p, i)
-	}
-	p.exited.Add(len(p.workers))
-	for _, w := range p.workers {
-		go w.main()
-	}
 	return p, nil
 }
 
 // Workers returns the number of worker goroutines.
-func (p *Pool) Workers() int { return len(p.workers) }
+func (p *Pool) Workers() int { return len(p.eng.Workers()) }
 
 // inject queues j, which holds permit, for any worker, counting it as a
 // pending task; the task will call taskDone when it finishes or is
 // abandoned. If the pool is closing, the permit goes back unused.
-func (p *Pool) inject(j *Job, permit slots.Permit) error {
+func (p *Pool) inject(j *core.Job, permit slots.Permit) error {
 	err := p.accept(1, func() {
-		wasEmpty := p.injector.IsEmpty()
-		p.injector.Push(j)
 		p.injectCount.Add(1)
-		p.sleep.NewJobs(1, wasEmpty)
+		p.eng.Inject(j)
 	})
 	if err != nil {
-		Repanic(p.door.neverUsed(permit)) // the supplier's panic, to the caller
+		core.Repanic(p.door.neverUsed(permit)) // the supplier's panic, to the caller
 	}
 	return err
 }

@@ -1,6 +1,10 @@
 package scheduler
 
-import "context"
+import (
+	"context"
+
+	"github.com/weftrt/weft/internal/core"
+)
 
 // Shutdown stops the pool the way http.Server.Shutdown stops a server: it
 // refuses new outside work (ErrClosed), waits for every task already
@@ -30,19 +34,19 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 	}
 	select {
 	case <-p.drained: // drained wins over a done ctx: nothing was left running
-		p.terminate()
-		p.exited.Wait()
+		p.eng.Terminate()
+		p.eng.Wait()
 		return nil
 	default:
 	}
 	select {
 	case <-p.drained:
-		p.terminate()
-		p.exited.Wait()
+		p.eng.Terminate()
+		p.eng.Wait()
 		return nil
 	case <-ctx.Done():
 		p.abandonQueued()
-		p.terminate()
+		p.eng.Terminate()
 		return ctx.Err()
 	}
 }
@@ -56,27 +60,17 @@ func (p *Pool) Close() {
 	_ = p.Shutdown(context.Background())
 }
 
-// terminate sets every worker's terminate latch; a worker exits when its
-// outermost wait sees it.
-func (p *Pool) terminate() {
-	p.termOnce.Do(func() {
-		for _, w := range p.workers {
-			w.term.Set()
-		}
-	})
-}
-
 // abandonQueued drops the outside tasks still in the injector. A supplier
 // panic that no waiter or handler takes is re-raised once every task is
 // dropped, so that no Run caller is left waiting.
 func (p *Pool) abandonQueued() {
 	var first *Panic
 	for {
-		j, ok := p.injector.Pop()
-		if !ok {
-			Repanic(first)
+		j := p.eng.TakeInjected()
+		if j == nil {
+			core.Repanic(first)
 			return
 		}
-		first = firstPanic(first, j.runner.(abandoner).abandon(ErrClosed))
+		first = firstPanic(first, j.Runner().(abandoner).abandon(ErrClosed))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftrt/weft/internal/core"
 	"github.com/weftrt/weft/latch"
 	"github.com/weftrt/weft/scheduler"
 )
@@ -61,15 +62,16 @@ func TestLatchSetWakesExactlyItsOwner(t *testing.T) {
 		var before scheduler.Stats
 		go func() {
 			_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+				e := (*core.Worker)(w) // the engine's view, with the job API
 				j := &stealMe{started: started, release: release}
 				j.job.Init(j)
-				j.latch.Init(w.Sleep(), w.Index())
-				w.Push(&j.job)
+				j.latch.Init(e.Sleep(), e.Index())
+				e.Push(&j.job)
 				<-started // a thief runs it; our deque is now empty
-				if w.Pop() != nil {
+				if e.Pop() != nil {
 					t.Error("job still in the deque")
 				}
-				w.WaitUntil(&j.latch)
+				e.WaitUntil(&j.latch)
 			})
 		}()
 		<-started
@@ -85,12 +87,12 @@ func TestLatchSetWakesExactlyItsOwner(t *testing.T) {
 // stealMe is a job that signals when a thief starts it and finishes when
 // released, then sets its owner's latch.
 type stealMe struct {
-	job              scheduler.Job
+	job              core.Job
 	latch            latch.Owned
 	started, release chan struct{}
 }
 
-func (j *stealMe) RunJob(*scheduler.Worker) {
+func (j *stealMe) RunJob(*core.Worker) {
 	close(j.started)
 	<-j.release
 	j.latch.Set()

@@ -32,21 +32,18 @@ type Stats struct {
 
 // Stats returns the pool's counters.
 func (p *Pool) Stats() Stats {
-	s := Stats{
-		Workers:  len(p.workers),
-		Injected: p.injectCount.Load(),
-		Pending:  p.pending.Load(),
-		Slots:    p.door.tracker.Stats(),
+	c := p.eng.Counters()
+	return Stats{
+		Workers:   p.Workers(),
+		Executed:  c.Executed,
+		Steals:    c.Steals,
+		Published: c.Published,
+		Replaced:  c.Replaced,
+		Blocked:   c.Blocked,
+		Injected:  p.injectCount.Load(),
+		Sleeps:    c.Sleeps,
+		Wakeups:   c.Wakeups,
+		Pending:   p.pending.Load(),
+		Slots:     p.door.tracker.Stats(),
 	}
-	for _, w := range p.workers {
-		s.Executed += w.executed.Load()
-		s.Steals += w.steals.Load()
-		s.Published += w.published.Load()
-		s.Replaced += w.replaced.Load()
-		s.Blocked += w.standIns.Load()
-		ws := p.sleep.WorkerStats(w.index)
-		s.Sleeps += ws.Sleeps
-		s.Wakeups += ws.Wakeups
-	}
-	return s
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/weftrt/weft/internal/core"
 	"github.com/weftrt/weft/latch"
 	"github.com/weftrt/weft/scheduler"
 )
@@ -52,8 +53,8 @@ func Run(w *scheduler.Worker, body func(s *Scope)) {
 		panic(errNilWorker)
 	}
 	st := newState(w)
-	st.finish(w, scheduler.CatchWorker(func(w *scheduler.Worker) { body(&Scope{st, w}) }, w))
-	scheduler.Repanic(st.panic.Load())
+	st.finish(w, core.CatchWorker(func(w *scheduler.Worker) { body(&Scope{st, w}) }, w))
+	core.Repanic(st.panic.Load())
 }
 
 // Group is the error-returning form of Run, with errgroup's semantics and
@@ -73,16 +74,16 @@ func Group(ctx context.Context, w *scheduler.Worker, body func(s *Scope) error) 
 	st := newState(w)
 	st.ctx, st.cancel = context.WithCancelCause(ctx)
 	defer st.cancel(context.Canceled)
-	st.finish(w, scheduler.CatchWorker(func(w *scheduler.Worker) {
+	st.finish(w, core.CatchWorker(func(w *scheduler.Worker) {
 		st.fail((body(&Scope{st, w})))
 	}, w))
-	scheduler.Repanic(st.panic.Load())
+	core.Repanic(st.panic.Load())
 	return st.err
 }
 
 func newState(w *scheduler.Worker) *state {
 	st := &state{}
-	st.done.Init(w.Sleep(), w.Index())
+	st.done.Init(engine(w).Sleep(), w.Index())
 	st.count.Init(1, &st.done)
 	return st
 }
@@ -91,7 +92,7 @@ func newState(w *scheduler.Worker) *state {
 func (st *state) finish(w *scheduler.Worker, bodyPanic *scheduler.Panic) {
 	st.recordPanic(bodyPanic)
 	st.count.Done()
-	w.WaitUntil(&st.done)
+	engine(w).WaitUntil(&st.done)
 }
 
 // recordPanic keeps the first panic and, in a Group, cancels the context
@@ -162,12 +163,12 @@ func (s *Scope) push(t *task) {
 	}
 	t.job.Init(t)
 	s.st.count.Add()
-	s.w.Push(&t.job)
+	engine(s.w).Push(&t.job)
 }
 
 // task is a spawned job; handle is the *Scope its function receives.
 type task struct {
-	job    scheduler.Job
+	job    core.Job
 	st     *state
 	f      func(*Scope)
 	fe     func(*Scope) error
@@ -175,9 +176,10 @@ type task struct {
 }
 
 // RunJob runs the task with a handle bound to the worker that took it.
-func (t *task) RunJob(w *scheduler.Worker) {
+func (t *task) RunJob(e *core.Worker) {
+	w := (*scheduler.Worker)(e)
 	t.handle = Scope{t.st, w}
-	scheduler.RunThen(w, t.call, t.done)
+	core.RunThen(w, t.call, t.done)
 }
 
 // done ends the task: it records its panic (which, in a Group, also
@@ -195,3 +197,8 @@ func (t *task) call(*scheduler.Worker) {
 	}
 	t.st.fail(t.fe(&t.handle))
 }
+
+// engine is w as the scheduler's engine knows it, with the queue and wait
+// operations that a scope needs: the same pointer (scheduler.Worker is
+// defined as core.Worker).
+func engine(w *scheduler.Worker) *core.Worker { return (*core.Worker)(w) }

@@ -1,6 +1,6 @@
 /*
- * forks.pml -- private forks published by a heartbeat (scheduler/fork.go,
- * scheduler/heartbeat.go, join/), checked with spin.
+ * forks.pml -- private forks published by a heartbeat (internal/core/fork.go,
+ * internal/core/heartbeat.go, join/), checked with spin.
  *
  *   spin -a forks.pml && gcc -O2 -o pan pan.c && ./pan
  *   spin -DMUTANT_PUBLISH_NEWEST -a forks.pml && ...   (a broken variant)

@@ -1,4 +1,4 @@
-package scheduler
+package core
 
 // Job is the header of a unit of work that sits in a worker's deque or the
 // pool's injector. Fork-join code (the join and scope packages) embeds a
@@ -28,3 +28,6 @@ func (j *Job) Init(r Runner) {
 }
 
 func (j *Job) run(w *Worker) { j.runner.RunJob(w) }
+
+// Runner returns what Init pointed j at.
+func (j *Job) Runner() Runner { return j.runner }

@@ -1,4 +1,4 @@
-package scheduler
+package core
 
 // The pool must know, cheaply, whether the calling goroutine is one of its
 // workers: Run from inside a task runs inline instead of blocking the

@@ -1,9 +1,6 @@
-package scheduler
+package core
 
 import "time"
-
-// DefaultHeartbeat is the default for WithHeartbeat.
-const DefaultHeartbeat = 100 * time.Microsecond
 
 // The heartbeat check is Fork's slow path. It must not run on every fork:
 // a fine-grained recursion forks every few nanoseconds. Each worker
@@ -93,7 +90,3 @@ func (w *Worker) startJob() {
 	w.beat = 1
 	w.checks = clockEvery - 1
 }
-
-// now returns the time since the pool started, in nanoseconds, on the
-// monotonic clock.
-func (p *Pool) now() int64 { return int64(time.Since(p.epoch)) }

@@ -1,0 +1,272 @@
+package core
+
+import (
+	"context"
+	"runtime/pprof"
+	"runtime/trace"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/weftrt/weft/deque"
+	"github.com/weftrt/weft/latch"
+)
+
+// Worker is one of a pool's worker goroutines: its deque, mailbox and
+// frame stack, and its goroutine's loop. Users know it as
+// scheduler.Worker, a type defined as Worker, which shows none of the
+// methods here; join and scope convert a *scheduler.Worker to a *Worker
+// (the same pointer) to reach the job API. Everything up to the counters
+// is owner-only: only the goroutine running w (see goroutine) touches it.
+type Worker struct {
+	pool  *Pool
+	index int
+	deque deque.Deque[Job]
+	mail  deque.Injector[Job] // jobs for this worker only (Broadcast)
+	term  latch.Owned         // set when the pool terminates
+	rng   uint32              // owner-only xorshift state for victim choice
+
+	// frames holds one reusable frame per nesting depth of fork-join
+	// calls on this worker (see EnterFrame); depth is how many are in
+	// use. Owner-only, like everything up to the counters below.
+	frames []frameSlot
+	depth  int
+	// oldest is where the heartbeat's scan for a private fork starts: no
+	// frame below it holds one (see fork.go).
+	oldest int
+	// beat counts forks down to the next heartbeat check; every is the
+	// adaptive budget it restarts from, and checks counts checks up to the
+	// next clock read (see heartbeat.go). lastCheck (the latest clock
+	// read) and lastPublish are Pool.now readings.
+	beat        int32
+	every       int32
+	checks      int32
+	lastCheck   int64
+	lastPublish int64
+
+	// Counters written only by this worker (uncontended atomic adds) and
+	// summed by Pool.Stats.
+	executed atomic.Uint64
+	steals   atomic.Uint64
+	taken    atomic.Uint64 // jobs taken from the injector
+	// published counts forks a heartbeat moved to the deque. Only the
+	// owner adds (rarely: one publication per heartbeat at most).
+	published atomic.Uint64
+	// replaced counts goroutines that ended through runtime.Goexit and
+	// were replaced (see replace); standIns counts Block calls.
+	replaced atomic.Uint64
+	standIns atomic.Uint64
+	// probes counts deques tried by steal, for tests of the search cost.
+	probes atomic.Uint64
+
+	// goroutine identifies the goroutine now running w (see goroutine.go),
+	// or is 0 between two goroutines. Written by that goroutine, read by
+	// any (Pool.current), hence atomic.
+	goroutine atomic.Uintptr
+}
+
+func newWorker(p *Pool, i int) *Worker {
+	w := &Worker{pool: p, index: i, rng: uint32(i)*2654435761 + 1, beat: 1, every: 1}
+	w.term.Init(p.sleep, i)
+	return w
+}
+
+// Index returns the worker's index, 0 <= Index() < Pool().Workers().
+func (w *Worker) Index() int { return w.index }
+
+// Pool returns the pool the worker belongs to.
+func (w *Worker) Pool() *Pool { return w.pool }
+
+func (w *Worker) main() {
+	finished := false
+	defer func() {
+		w.goroutine.Store(0) // the runtime may reuse this goroutine's identity
+		if f := w.pool.cfg.OnExit; f != nil {
+			f(w.index)
+		}
+		if !finished {
+			w.replace()
+			return
+		}
+		w.pool.exited.Done()
+	}()
+	w.goroutine.Store(goroutine())
+	ctx := pprof.WithLabels(context.Background(), pprof.Labels(
+		"weft.pool", w.pool.cfg.Name, "weft.worker", strconv.Itoa(w.index)))
+	pprof.SetGoroutineLabels(ctx)
+	if f := w.pool.cfg.OnStart; f != nil {
+		f(w.index)
+	}
+	w.WaitUntil(&w.term)
+	w.drainOnExit()
+	finished = true
+}
+
+// replace starts a new goroutine for w, whose goroutine is ending before
+// the pool told it to: a task called runtime.Goexit, which no deferred
+// function can stop. Every job on the way out was released (RunThen), so
+// waiters got ErrGoexit; the new goroutine takes over the deque, the
+// mailbox and the sleep slot. It starts with a fresh frame stack: frames
+// of the unwound joins may still be referenced by thieves finishing their
+// halves, and must not be reused.
+func (w *Worker) replace() {
+	w.frames, w.depth, w.oldest = nil, 0, 0
+	w.replaced.Add(1)
+	go w.main()
+}
+
+// drainOnExit runs the Broadcast parts still addressed to the worker when
+// it exits after a Shutdown gave up waiting: nobody else may run them,
+// and their caller would wait forever.
+func (w *Worker) drainOnExit() {
+	for j, ok := w.mail.Pop(); ok; j, ok = w.mail.Pop() {
+		w.Execute(j)
+	}
+}
+
+// Push puts j on the worker's own deque, where the worker will find it
+// again with Pop unless another worker steals it first, and wakes a
+// sleeping worker if the sleep protocol says one is needed.
+func (w *Worker) Push(j *Job) {
+	w.deque.Push(j)
+	// Most pushes find the pool quiet; only the others read the deque's
+	// top index, which thieves write, to tell whether j is alone in it.
+	if s := w.pool.sleep; !s.Quiet() {
+		s.NewJobs(1, w.deque.Len() <= 1)
+	}
+}
+
+// Pop takes the job most recently pushed on the worker's deque, or returns
+// nil if the deque is empty (every job pushed was popped or stolen).
+func (w *Worker) Pop() *Job {
+	j, _ := w.deque.Pop()
+	return j
+}
+
+// Execute runs j on w, counting it as a job taken from a queue.
+func (w *Worker) Execute(j *Job) {
+	w.executed.Add(1)
+	w.startJob()
+	j.run(w)
+}
+
+// WaitUntil runs other jobs (its own, stolen, injected) until l is set,
+// and sleeps through the latch protocol when there are none. l must be
+// owned by w.
+//
+// A waiting worker cannot run its own private forks, so WaitUntil first
+// publishes them all (see publishAll); a waiting worker never holds back
+// work another worker could do.
+func (w *Worker) WaitUntil(l *latch.Owned) {
+	if !l.Probe() {
+		w.publishAll()
+		w.waitUntilCold(l.Core())
+	}
+}
+
+func (w *Worker) waitUntilCold(l *latch.Core) {
+	s := w.pool.sleep
+	idle := s.StartLooking(w.index)
+	for !l.Probe() {
+		if j := w.findWork(idle.Final()); j != nil {
+			s.WorkFound()
+			w.Execute(j)
+			idle = s.StartLooking(w.index)
+			continue
+		}
+		s.NoWorkFound(&idle, l)
+	}
+	s.WorkFound()
+}
+
+// Yield runs one pending job, if there is one, and reports whether it did.
+// A long task can call it to let queued work progress.
+func (w *Worker) Yield() bool {
+	j := w.findWork(true)
+	if j == nil {
+		return false
+	}
+	w.Execute(j)
+	return true
+}
+
+// findWork looks for a job: own deque, own mailbox, other deques, then
+// the injector. With all set it tries every other deque; otherwise at most
+// sampleVictims of them (see steal).
+func (w *Worker) findWork(all bool) *Job {
+	if j, ok := w.deque.Pop(); ok {
+		return j
+	}
+	if !w.mail.IsEmpty() {
+		if j, ok := w.mail.Pop(); ok {
+			return j
+		}
+	}
+	if j := w.steal(all); j != nil {
+		return j
+	}
+	if j, ok := w.pool.injector.Pop(); ok {
+		w.taken.Add(1)
+		return j
+	}
+	return nil
+}
+
+// sampleVictims is how many deques a search round that is not a worker's
+// last before sleeping tries. It keeps the cost of spinning independent of
+// the pool's size: a worker's whole trip toward sleep costs
+// rounds*sampleVictims probes plus one full sweep, linear in the workers,
+// where sweeping every deque every round made a large pool's idle
+// searching quadratic.
+const sampleVictims = 16
+
+// steal tries the other workers' deques, starting at a random one: all of
+// them, or at most sampleVictims; and sweeps again while some steal lost a
+// race.
+func (w *Worker) steal(all bool) *Job {
+	ws := w.pool.workers
+	n := uint32(len(ws))
+	if n == 1 {
+		return nil
+	}
+	tries := n
+	if !all {
+		tries = min(n, sampleVictims+1) // +1: one of them may be w itself
+	}
+	start := w.random() % n
+	for {
+		retry := false
+		w.probes.Add(uint64(tries)) // one add a sweep: an upper bound
+		for k := range tries {
+			v := ws[(start+k)%n]
+			if v == w {
+				continue
+			}
+			switch j, r := v.deque.Steal(); r {
+			case deque.Success:
+				w.steals.Add(1)
+				if trace.IsEnabled() {
+					trace.Log(context.Background(), "weft/steal", strconv.Itoa(v.index)+"->"+strconv.Itoa(w.index))
+				}
+				return j
+			case deque.Retry:
+				retry = true
+			}
+		}
+		if !retry {
+			return nil
+		}
+	}
+}
+
+func (w *Worker) random() uint32 {
+	x := w.rng
+	x ^= x << 13
+	x ^= x >> 17
+	x ^= x << 5
+	w.rng = x
+	return x
+}
+
+// Sleep returns the pool's sleep state, the latch.Waker for latches that
+// workers of this pool own.
+func (w *Worker) Sleep() latch.Waker { return w.pool.sleep }
