@@ -1,23 +1,49 @@
-// Package join runs two closures, possibly in parallel, on a weft pool.
+// Package join runs two functions, possibly in parallel, on a weft pool:
+// the fork-join primitive that recursive divide-and-conquer code is
+// written with.
 //
-// Join(w, a, b) pushes b onto the current worker's deque, runs a, and
-// then pops b back and runs it too, unless another worker stole it, in
-// which case it runs other jobs (or sleeps) until the thief is done. The
-// fork is a push and a pop on the worker's own deque plus one atomic load
-// of the sleep counters: tens of nanoseconds, against a microsecond or so
-// for a goroutine and a sync.WaitGroup.
+//	func sum(w *scheduler.Worker, xs []int) int {
+//		if len(xs) < 4096 {
+//			return sumSeq(xs)
+//		}
+//		mid := len(xs) / 2
+//		a, b := join.Call(w, sum, xs[:mid], xs[mid:])
+//		return a + b
+//	}
 //
-// Call(w, f, x, y) is the same for hot recursive kernels: it computes
-// f(w, x) and f(w, y) with arguments and results passed by value through
-// a job record that the worker reuses (joins on one worker nest like a
-// stack, so there is one record per nesting depth). With a top-level f it
-// allocates nothing at all. Join's only allocations are the ones Go's
-// escape analysis charges for b, which must live on the heap because a
-// thief may run it.
+//	// From outside the pool (nil: the default pool):
+//	a, b, err := join.CallOn(nil, sum, xs[:len(xs)/2], xs[len(xs)/2:])
 //
-// Both take the current *scheduler.Worker, which the pool hands to every
-// task; from a goroutine outside the pool use On and CallOn.
+// Call(w, f, x, y) computes f(w, x) and f(w, y) and returns both results;
+// arguments and results travel by value in a frame the worker reuses, so
+// with a top-level f it allocates nothing. Join(w, a, b) runs two
+// closures; Go allocates b (and what it captures) on the heap, since
+// another worker may run it, so prefer Call in hot recursions. Both take
+// the *scheduler.Worker that the pool handed to the current task; a
+// goroutine outside the pool calls On or CallOn, which run the join as a
+// task of the given pool (nil means scheduler.Default()).
 //
-// A panic in either half is re-raised, as a *scheduler.Panic, after both
-// halves have finished; the first half's panic wins if both panic.
+// # What a fork costs
+//
+// The second half starts private to the worker: registering it is a few
+// plain stores, and if no other worker needs work by the time the first
+// half returns, the worker calls the second half itself, as sequential
+// code would. A few nanoseconds, against a microsecond or so for a
+// goroutine and a sync.WaitGroup. Only when another worker is idle does a
+// heartbeat publish the worker's oldest private half, where a thief can
+// take it; the joining worker then runs other jobs (or sleeps) until the
+// thief is done. docs/forks.md has the design and its measurements.
+//
+// Still, fork where the work is worth splitting: stop forking below a
+// grain of a few microseconds of work (the sequential cutoff above),
+// where the call overhead would show.
+//
+// # Panics
+//
+// A panic in either half is re-raised in the joining task, as a
+// *scheduler.Panic carrying the original value and stack, after both
+// halves have finished (so nothing the halves borrowed is still in use);
+// the first half's panic wins if both panic. Join and Call panic with a
+// message naming the mistake when w is nil or belongs to another
+// goroutine's task (the latter checked in race-detector builds).
 package join

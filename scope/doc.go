@@ -1,5 +1,15 @@
 // Package scope runs any number of tasks on a weft pool and waits for all
-// of them.
+// of them: fork-join for work whose shape is not two halves (a tree with
+// many children, a list of independent jobs, tasks that spawn tasks).
+//
+//	func visit(w *scheduler.Worker, n *Node) {
+//		scope.Run(w, func(s *scope.Scope) {
+//			for _, c := range n.Children {
+//				s.Spawn(func(s *scope.Scope) { visit(s.Worker(), c) })
+//			}
+//			process(n)
+//		})
+//	}
 //
 // Run(w, body) calls body with a *Scope; body and the tasks it spawns
 // (s.Spawn) may spawn more, and may borrow variables of the enclosing
