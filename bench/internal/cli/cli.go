@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -82,6 +83,12 @@ func output(o *options, res *result.Run, stdout, stderr io.Writer) error {
 	if err := write(stdout, res); err != nil {
 		return err
 	}
+	if o.markdown != "" {
+		if err := writeFile(o.markdown, res, report.WriteMarkdown); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "weftbench: wrote", o.markdown)
+	}
 	if o.out == "" {
 		return nil
 	}
@@ -90,6 +97,15 @@ func output(o *options, res *result.Run, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "weftbench: wrote", p)
 	}
 	return err
+}
+
+// writeFile renders run with write and writes it to path.
+func writeFile(path string, run *result.Run, write func(io.Writer, *result.Run) error) error {
+	var b bytes.Buffer
+	if err := write(&b, run); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 func (o *options) runnerOptions(stderr io.Writer) runner.Options {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,7 +45,7 @@ func TestSmoke(t *testing.T) {
 	assert.Contains(t, errOut, "efficiency/idle/weft ×2: round 1 of 1")
 	assert.NotContains(t, out, "round", "and not to stdout")
 
-	for _, f := range []string{"results.txt", "summary.json", "table.txt", "speedup.svg", "efficiency.svg", "admission.svg"} {
+	for _, f := range []string{"results.txt", "summary.json", "table.txt", "table.md", "speedup.svg", "efficiency.svg", "admission.svg"} {
 		info, err := os.Stat(filepath.Join(dir, f))
 		require.NoError(t, err)
 		assert.Positive(t, info.Size(), f)
@@ -78,6 +79,23 @@ func TestJSONOnStdout(t *testing.T) {
 	assert.Equal(t, "weft", s.Results[0].Contender)
 }
 
+func TestMarkdownFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tables.md")
+	code, out, errOut := run(t, append(tinyFlags, "-suites", "admission", "-contenders", "weft,goroutines", "-markdown", path)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "weftbench: wrote "+path)
+	md, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "\n### admission/tasks\n")
+	assert.Contains(t, string(md), "\n| contender  | workers | tasks/s |")
+	assert.Contains(t, string(md), "\n- goroutines: a new goroutine per fork or job")
+	assert.Contains(t, out, "\nadmission/tasks: ", "the text table still goes to stdout")
+
+	code, _, errOut = run(t, "-markdown", filepath.Join(t.TempDir(), "no", "such", "dir", "t.md"))
+	assert.Equal(t, 2, code, "refused before measuring anything")
+	assert.Contains(t, errOut, "no such directory")
+}
+
 func TestList(t *testing.T) {
 	code, out, _ := run(t, "-list")
 	require.Equal(t, 0, code)
@@ -106,4 +124,27 @@ func TestHelp(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.True(t, strings.HasPrefix(errOut, "Usage: weftbench"))
 	assert.Contains(t, errOut, "-workers")
+}
+
+// TestHelpNamesValues checks that every flag's help names what its value
+// is (a duration, a count, a file), not a word that only fills the gap.
+func TestHelpNamesValues(t *testing.T) {
+	_, _, errOut := run(t, "-h")
+	values := []string{"n", "duration", "fraction", "names", "counts", "rounds", "dir", "file"}
+	bools := []string{"-json", "-list"}
+	flags := 0
+	for _, l := range strings.Split(errOut, "\n") {
+		if !strings.HasPrefix(l, "  -") {
+			continue
+		}
+		flags++
+		f := strings.Fields(l)
+		if slices.Contains(bools, f[0]) {
+			assert.Len(t, f, 1, l)
+			continue
+		}
+		require.Len(t, f, 2, l)
+		assert.Contains(t, values, f[1], "%s: a value the help does not explain", f[0])
+	}
+	assert.GreaterOrEqual(t, flags, 26, "every flag was checked")
 }

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -25,6 +27,7 @@ type options struct {
 	noise      float64
 	retries    int
 	out        string
+	markdown   string
 	json       bool
 	list       bool
 	sizes      suite.Sizes
@@ -37,15 +40,16 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("weftbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { usage(fs) }
-	suites := fs.String("suites", strings.Join(suite.Names(suite.All()), ","), "comma-separated `suites` to run")
-	contenders := fs.String("contenders", strings.Join(contender.Names(contender.All()), ","), "comma-separated `contenders` to measure")
+	suites := fs.String("suites", strings.Join(suite.Names(suite.All()), ","), "comma-separated suite `names` to run")
+	contenders := fs.String("contenders", strings.Join(contender.Names(contender.All()), ","), "comma-separated contender `names` to measure")
 	workers := fs.String("workers", joinInts(sweep(runtime.GOMAXPROCS(0))), "comma-separated worker `counts` (GOMAXPROCS and pool size)")
 	fs.IntVar(&o.reps, "reps", 8, "measured `rounds`; each repeats every case at least once")
-	fs.IntVar(&o.warmup, "warmup", 1, "unmeasured repetitions of each case before the rounds")
+	fs.IntVar(&o.warmup, "warmup", 1, "`n` unmeasured repetitions of each case before the rounds")
 	fs.DurationVar(&o.minTime, "mintime", time.Second, "measure each case for at least this `duration`, spread over the rounds")
-	fs.Float64Var(&o.noise, "noise", 0.1, "flag results when more than this `share` of the CPUs was busy outside this process")
-	fs.IntVar(&o.retries, "retries", 1, "measure a noisy workload up to this many `times` more, keeping the quietest attempt")
-	fs.StringVar(&o.out, "out", "", "write results.txt (benchfmt), summary.json, table.txt and SVG plots into `dir`")
+	fs.Float64Var(&o.noise, "noise", 0.1, "flag results when more than this `fraction` (0 to 1) of the CPUs was busy outside this process")
+	fs.IntVar(&o.retries, "retries", 1, "measure a noisy workload up to `n` more times, keeping the quietest attempt")
+	fs.StringVar(&o.out, "out", "", "write results.txt (benchfmt), summary.json, table.txt, table.md and SVG plots into `dir`")
+	fs.StringVar(&o.markdown, "markdown", "", "also write the tables as GitHub-flavoured Markdown into `file`, for docs/benchmarks.md")
 	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the table")
 	fs.BoolVar(&o.list, "list", false, "list the suites and contenders and exit")
 	o.sizeFlags = o.sizes.RegisterFlags(fs)
@@ -76,6 +80,18 @@ func (o *options) check() error {
 		return fmt.Errorf("-tree-sum must be in [1, %d]", bench.TreeSumMaxLayers)
 	case o.sizes.LoopUniform < 1 || o.sizes.LoopIrregular < 1:
 		return fmt.Errorf("-loop-uniform and -loop-irregular must be at least 1")
+	}
+	return o.checkMarkdown()
+}
+
+// checkMarkdown fails at once where -markdown's file could not be
+// written, rather than after minutes of measuring.
+func (o *options) checkMarkdown() error {
+	if o.markdown == "" {
+		return nil
+	}
+	if st, err := os.Stat(filepath.Dir(o.markdown)); err != nil || !st.IsDir() {
+		return fmt.Errorf("-markdown %s: no such directory", o.markdown)
 	}
 	return nil
 }

@@ -37,7 +37,7 @@ const (
 // the Instance when done.
 type Contender struct {
 	Name  string
-	Doc   string // one line for -list and the docs
+	Doc   string // what it is, in one line: for -list and the legend under every table
 	Role  result.Role
 	Caps  Caps
 	Start func(workers int) (Instance, error)

@@ -14,6 +14,7 @@ const (
 	BenchfmtFile = "results.txt"
 	JSONFile     = "summary.json"
 	TableFile    = "table.txt"
+	MarkdownFile = "table.md"
 )
 
 // WriteDir writes every output of the run into dir, creating it, and
@@ -47,7 +48,7 @@ func render(run *result.Run) ([]file, error) {
 	writers := []struct {
 		name  string
 		write func(io.Writer, *result.Run) error
-	}{{BenchfmtFile, WriteBenchfmt}, {JSONFile, WriteJSON}, {TableFile, WriteTable}}
+	}{{BenchfmtFile, WriteBenchfmt}, {JSONFile, WriteJSON}, {TableFile, WriteTable}, {MarkdownFile, WriteMarkdown}}
 	var files []file
 	for _, w := range writers {
 		var b bytes.Buffer

@@ -23,7 +23,7 @@ var (
 func res(suite, workload, contender string, role result.Role, workers int, metrics []result.Metric, median float64) result.Result {
 	r := result.Result{
 		Suite: suite, BenchName: map[string]string{"fork-join": "ForkJoin", "efficiency": "Efficiency", "admission": "Admission"}[suite],
-		Workload: workload, Doc: workload + " doc", Contender: contender, Role: role, Workers: workers,
+		Workload: workload, Doc: workload + " doc", Contender: contender, ContenderDoc: contender + " doc", Role: role, Workers: workers,
 		Metrics: metrics, Iters: 1, Load: quiet, Attempts: 1,
 	}
 	for _, f := range []float64{0.9, 1, 1.2} {
@@ -34,6 +34,27 @@ func res(suite, workload, contender string, role result.Role, workers int, metri
 		r.Samples = append(r.Samples, s)
 	}
 	return r
+}
+
+// scatter spreads the samples of one result to ±70% around the same
+// median, far beyond result.MaxSpread.
+func scatter(run *result.Run, workload, contender string, workers int) {
+	for i := range run.Results {
+		r := &run.Results[i]
+		if r.Workload != workload || r.Contender != contender || r.Workers != workers {
+			continue
+		}
+		m := r.Samples[1] // the median sample
+		r.Samples = [][]float64{scaled(m, 0.2), m, scaled(m, 3)}
+	}
+}
+
+func scaled(s []float64, f float64) []float64 {
+	out := make([]float64, len(s))
+	for i, v := range s {
+		out[i] = v * f
+	}
+	return out
 }
 
 // fixture is a small run of every suite; goroutines ×2 on fib is noisy.

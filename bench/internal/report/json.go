@@ -27,16 +27,17 @@ type Summary struct {
 
 // Entry is one result.
 type Entry struct {
-	Suite     string        `json:"suite"`
-	Workload  string        `json:"workload"`
-	Doc       string        `json:"doc"`
-	Contender string        `json:"contender"`
-	Role      result.Role   `json:"role"`
-	Workers   int           `json:"workers"`
-	Reps      int           `json:"reps"`
-	Attempts  int           `json:"attempts"` // above 1 where noisy attempts were measured again
-	Iters     int           `json:"iters"`
-	Metrics   []MetricStats `json:"metrics"` // the first is the one ratios compare
+	Suite        string        `json:"suite"`
+	Workload     string        `json:"workload"`
+	Doc          string        `json:"doc"`
+	Contender    string        `json:"contender"`
+	ContenderDoc string        `json:"contender_doc"` // what the contender is, in one line
+	Role         result.Role   `json:"role"`
+	Workers      int           `json:"workers"`
+	Reps         int           `json:"reps"`
+	Attempts     int           `json:"attempts"` // above 1 where noisy attempts were measured again
+	Iters        int           `json:"iters"`
+	Metrics      []MetricStats `json:"metrics"` // the first is the one ratios compare
 	// VsBaseline and VsBestAlt are factors of improvement of the first
 	// metric's median: above 1 is better. Trusted is false when this
 	// result or one it was compared with was noisy.
@@ -88,7 +89,7 @@ func entry(run *result.Run, i int) Entry {
 	r := &run.Results[i]
 	c := run.Compare(i)
 	e := Entry{
-		Suite: r.Suite, Workload: r.Workload, Doc: r.Doc, Contender: r.Contender, Role: r.Role,
+		Suite: r.Suite, Workload: r.Workload, Doc: r.Doc, Contender: r.Contender, ContenderDoc: r.ContenderDoc, Role: r.Role,
 		Workers: r.Workers, Reps: len(r.Samples), Attempts: r.Attempts, Iters: r.Iters,
 		VsBaseline: nonZero(c.VsBaseline), VsBestAlt: nonZero(c.VsBestAlt), BestAlt: c.BestAlt, Trusted: c.Trusted,
 		OutsideCPUs: r.Load.Cores(), NoiseKnown: r.Load.Known, Noisy: r.Noisy,

@@ -37,6 +37,7 @@ func TestJSONDecodesStrictly(t *testing.T) {
 	require.NotNil(t, weft.VsBaseline)
 	assert.InDelta(t, 100.0/110, *weft.VsBaseline, 1e-9)
 	assert.Equal(t, "goroutines", weft.BestAlt)
+	assert.Equal(t, "weft doc", weft.ContenderDoc)
 	assert.Equal(t, "ns/op", weft.Metrics[0].Unit)
 	assert.InDelta(t, 110, weft.Metrics[0].Median, 1e-9)
 	assert.InDelta(t, 99, weft.Metrics[0].Min, 1e-9)
@@ -58,7 +59,7 @@ func TestJSONRequiredFields(t *testing.T) {
 		"min_time_ns", "noise_threshold", "retries", "sizes")
 	for _, r := range doc["results"].([]any) {
 		e := r.(map[string]any)
-		requireKeys(t, e, "suite", "workload", "doc", "contender", "role", "workers", "reps", "attempts", "iters",
+		requireKeys(t, e, "suite", "workload", "doc", "contender", "contender_doc", "role", "workers", "reps", "attempts", "iters",
 			"metrics", "vs_baseline", "vs_best_alt", "best_alt", "trusted", "outside_cpus", "noise_known", "noisy")
 		for _, m := range e["metrics"].([]any) {
 			requireKeys(t, m.(map[string]any), "unit", "label", "better", "median", "min", "max", "q1", "q3")

@@ -78,3 +78,150 @@ func TestTableExplainsCPUPerFork(t *testing.T) {
 	// weft ×1: CPU 220ns (twice its wall time), over a thousand forks.
 	assert.Equal(t, []string{"weft", "1", "110ns", "7.5%", "220ns", "0.22ns", "0.91x"}, line(t, tab, "weft", "1")[:7])
 }
+
+func TestTableBaselineHasNoVsSeq(t *testing.T) {
+	run := fixture()
+	// idle measures its baseline at every worker count: sequential ×2 is
+	// not a speedup over sequential ×1.
+	run.Results = slices.Insert(run.Results, 6,
+		res("efficiency", "idle", "sequential", result.Baseline, 2, idleMetrics, 1500))
+	var b strings.Builder
+	require.NoError(t, report.WriteTable(&b, run))
+	tab := b.String()
+	assert.Equal(t, []string{"sequential", "1", "1.00µs", "7.5%", "—"}, line(t, tab, "sequential", "1", "1.00µs"))
+	assert.Equal(t, []string{"sequential", "2", "1.50µs", "7.5%", "—"}, line(t, tab, "sequential", "2", "1.50µs"))
+	assert.Equal(t, []string{"weft", "1", "1.10µs", "7.5%", "0.91x"}, line(t, tab, "weft", "1", "1.10µs"))
+}
+
+func TestTableDropsEmptyComparisons(t *testing.T) {
+	tab := table(t)
+	assert.Equal(t, []string{"contender", "workers", "CPU/s", "±", "vs", "seq"}, line(t, tab, "contender", "workers", "CPU/s"),
+		"idle has no alternative: no vs alt, best alt or note")
+	assert.Equal(t, []string{"contender", "workers", "tasks/s", "±", "vs", "alt", "best", "alt"}, line(t, tab, "contender", "workers", "tasks/s"),
+		"admission has no baseline: no vs seq")
+	assert.Equal(t, []string{"goroutines", "1", "1.00M/s", "7.5%", "—"}, line(t, tab, "goroutines", "1", "1.00M/s"),
+		"an empty ratio in a column that stays is a dash")
+}
+
+func TestTableMarksScatteredRatios(t *testing.T) {
+	run := fixture()
+	scatter(run, "fib", "goroutines", 1)
+	var b strings.Builder
+	require.NoError(t, report.WriteTable(&b, run))
+	tab := b.String()
+	assert.Equal(t, []string{"goroutines", "1", "200ns", "70.0%", "400ns", "noise", "(±70%)", "—"}, line(t, tab, "goroutines", "1"),
+		"its own ratios")
+	assert.Equal(t, []string{"weft", "1", "110ns", "7.5%", "220ns", "0.91x", "noise", "(±70%)", "goroutines"}, line(t, tab, "weft", "1", "110ns"),
+		"a ratio against it, and not the other")
+	fib := tableText(tab, "fork-join/fib")
+	assert.Contains(t, fib, "\n  noise (±N%): this row or the one it is compared with scatters by more than ±25%")
+	assert.NotContains(t, tableText(tab, "admission/tasks"), "noise (±N%)", "only under the tables with the mark")
+}
+
+func TestTableLegend(t *testing.T) {
+	tab := table(t)
+	assert.Contains(t, tableText(tab, "fork-join/fib"),
+		"\n  sequential: sequential doc\n  weft:       weft doc\n  goroutines: goroutines doc\n")
+	assert.True(t, strings.HasSuffix(tableText(tab, "admission/tasks"), "\n  weft:       weft doc\n  goroutines: goroutines doc\n"),
+		"only the contenders in the table")
+}
+
+// TestTableAlignsLongNames gives a contender a name longer than any
+// header and checks that every column of every table still lines up:
+// flush-right columns end, and flush-left ones start, where their
+// header does, in every row.
+func TestTableAlignsLongNames(t *testing.T) {
+	run := fixture()
+	long := "a-contender-whose-name-is-longer-than-every-column-header"
+	for i := range run.Results {
+		if run.Results[i].Contender == "goroutines" {
+			run.Results[i].Contender = long
+		}
+	}
+	var b strings.Builder
+	require.NoError(t, report.WriteTable(&b, run))
+	require.Contains(t, b.String(), long)
+	blocks := tableBlocks(b.String())
+	require.Len(t, blocks, 3)
+	left := []string{"contender", "best alt", "note"}
+	for _, block := range blocks {
+		head := cellSpans(block[0])
+		for _, row := range block[1:] {
+			cells := cellSpans(row)
+			assert.LessOrEqual(t, len(cells), len(head), "row %q", row)
+			for _, h := range head {
+				if slices.Contains(left, h.text) {
+					assert.True(t, startsAt(cells, h.start) || blankAt(row, h.start), "%q: %s should start at %d", row, h.text, h.start)
+				} else {
+					assert.True(t, endsAt(cells, h.end), "%q: %s should end at %d", row, h.text, h.end)
+				}
+			}
+		}
+	}
+}
+
+// span is a cell of a text table: a run of words one space apart, at
+// rune offsets [start, end).
+type span struct {
+	text       string
+	start, end int
+}
+
+func cellSpans(line string) []span {
+	r := []rune(line)
+	var spans []span
+	for i := 0; i < len(r); {
+		if r[i] == ' ' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(r) && (r[j] != ' ' || (j+1 < len(r) && r[j+1] != ' ')) {
+			j++
+		}
+		spans = append(spans, span{string(r[i:j]), i, j})
+		i = j
+	}
+	return spans
+}
+
+func startsAt(spans []span, i int) bool {
+	return slices.ContainsFunc(spans, func(s span) bool { return s.start == i })
+}
+
+func endsAt(spans []span, i int) bool {
+	return slices.ContainsFunc(spans, func(s span) bool { return s.end == i })
+}
+
+func blankAt(line string, i int) bool {
+	r := []rune(line)
+	return i >= len(r) || r[i] == ' '
+}
+
+// tableBlocks returns each table's header and rows.
+func tableBlocks(text string) [][]string {
+	var blocks [][]string
+	in := false
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(l, "contender "):
+			blocks, in = append(blocks, []string{l}), true
+		case in && l != "" && !strings.HasPrefix(l, " "):
+			blocks[len(blocks)-1] = append(blocks[len(blocks)-1], l)
+		default:
+			in = false
+		}
+	}
+	return blocks
+}
+
+// tableText returns the text of the table titled title, up to the next
+// blank line.
+func tableText(text, title string) string {
+	_, after, ok := strings.Cut(text, "\n"+title+": ")
+	if !ok {
+		return ""
+	}
+	body, _, _ := strings.Cut(after, "\n\n")
+	return body + "\n"
+}

@@ -1,29 +1,52 @@
 package result
 
+// MaxSpread is the widest spread (Summary.Spread: half the interquartile
+// range over the median, the table's "±") a median may have for a ratio
+// built on it to count as a result. At 0.25 the middle half of the
+// repetitions spans 0.75 to 1.25 times the median, a 1.67:1 range, and
+// with the 8 rounds a default run has at least, the median's own 95%
+// interval (McGill's notch, ±1.57·IQR/√n) is about ±28%: wider than the
+// 1.1x to 1.5x differences the ratios are read for. The quiet runs of
+// docs/benchmarks.md stay under 20% on nearly every row, so the mark
+// singles out the few rows that scattered, not the normal jitter of a
+// shared machine.
+const MaxSpread = 0.25
+
+// TooWide reports whether a median with this spread is too scattered to
+// support a ratio.
+func TooWide(spread float64) bool { return spread > MaxSpread }
+
 // Comparison is a result's primary metric set against the others of the
 // same run. A ratio is a factor of improvement: above 1 this result is
 // better (faster, cheaper, more throughput), below 1 worse; 0 means there
 // was nothing to compare with.
 type Comparison struct {
-	VsBaseline float64 // against the baseline of the same workload
+	VsBaseline float64 // against the baseline of the same workload; 0 for a baseline
 	VsBestAlt  float64 // against the best alternative at the same worker count
 	BestAlt    string  // that alternative's name
 	// Trusted is false when this result or one it was compared with was
 	// measured on a busy machine: the ratios are then not worth printing.
 	Trusted bool
+	// BaselineSpread and AltSpread are the wider of the two spreads behind
+	// VsBaseline and VsBestAlt: a ratio is as scattered as its worse side.
+	BaselineSpread, AltSpread float64
 }
 
-// Compare returns result i's comparison with the rest of the run.
+// Compare returns result i's comparison with the rest of the run. A
+// baseline is not compared with the baseline of another worker count:
+// that figure would read as a speedup it is not.
 func (run *Run) Compare(i int) Comparison {
 	r := &run.Results[i]
 	c := Comparison{Trusted: !r.Noisy}
-	if base := run.baseline(r); base != nil {
+	if base := run.baseline(r); base != nil && r.Role != Baseline {
 		c.VsBaseline = improvement(r, r.Median(), base.Median())
+		c.BaselineSpread = max(r.Spread(), base.Spread())
 		c.Trusted = c.Trusted && !base.Noisy
 	}
 	if alt := run.bestAlternative(r); alt != nil {
 		c.VsBestAlt = improvement(r, r.Median(), alt.Median())
 		c.BestAlt = alt.Contender
+		c.AltSpread = max(r.Spread(), alt.Spread())
 		c.Trusted = c.Trusted && !alt.Noisy
 	}
 	return c

@@ -49,19 +49,20 @@ const (
 // Result is the measurements of one case: a workload run by one contender
 // with one number of workers.
 type Result struct {
-	Suite     string // such as "fork-join"
-	BenchName string // the suite's name in benchfmt, such as "ForkJoin"
-	Workload  string
-	Doc       string // the workload's, one line
-	Contender string
-	Role      Role
-	Workers   int
-	Metrics   []Metric    // the first is the primary one, which ratios compare
-	Iters     int         // operations each sample averages over (benchfmt's iteration count)
-	Samples   [][]float64 // one per repetition, aligned with Metrics
-	Load      noise.Load  // the machine outside this process over all repetitions
-	Noisy     bool        // Load was above the run's threshold
-	Attempts  int         // 1, or more where noisy attempts were measured again; the quietest is kept
+	Suite        string // such as "fork-join"
+	BenchName    string // the suite's name in benchfmt, such as "ForkJoin"
+	Workload     string
+	Doc          string // the workload's, one line
+	Contender    string
+	ContenderDoc string // the contender's, one line, for the tables' legend
+	Role         Role
+	Workers      int
+	Metrics      []Metric    // the first is the primary one, which ratios compare
+	Iters        int         // operations each sample averages over (benchfmt's iteration count)
+	Samples      [][]float64 // one per repetition, aligned with Metrics
+	Load         noise.Load  // the machine outside this process over all repetitions
+	Noisy        bool        // Load was above the run's threshold
+	Attempts     int         // 1, or more where noisy attempts were measured again; the quietest is kept
 }
 
 // Values returns metric i's value in every sample.
@@ -78,6 +79,9 @@ func (r *Result) Summary(i int) stats.Summary { return stats.Summarize(r.Values(
 
 // Median returns the median of the primary metric.
 func (r *Result) Median() float64 { return r.Summary(0).Median }
+
+// Spread returns the spread of the primary metric, the "±" of the table.
+func (r *Result) Spread() float64 { return r.Summary(0).Spread() }
 
 // Machine describes where a run ran.
 type Machine struct {

@@ -79,3 +79,32 @@ func TestPrint(t *testing.T) {
 		assert.Equal(t, tt.want, tt.m.Print(tt.v))
 	}
 }
+
+func TestCompareBaselineWithItsOwnKind(t *testing.T) {
+	run := &result.Run{Results: []result.Result{
+		res("idle", "seq", result.Baseline, 1, lower, 100),
+		res("idle", "seq", result.Baseline, 2, lower, 150),
+		res("idle", "weft", result.Weft, 2, lower, 120),
+	}}
+	assert.Zero(t, run.Compare(1).VsBaseline, "a baseline at another worker count is no baseline for a baseline")
+	assert.InDelta(t, 150.0/120, run.Compare(2).VsBaseline, 1e-12, "the baseline at the same worker count")
+}
+
+func TestCompareSpread(t *testing.T) {
+	tight := res("w", "seq", result.Baseline, 1, lower, 100)
+	tight.Samples = [][]float64{{90}, {100}, {110}} // ±5%
+	wide := res("w", "weft", result.Weft, 1, lower, 100)
+	wide.Samples = [][]float64{{20}, {100}, {300}} // ±70%
+	alt := res("w", "go", result.Alternative, 1, lower, 100)
+	alt.Samples = [][]float64{{80}, {100}, {120}} // ±10%
+	run := &result.Run{Results: []result.Result{tight, wide, alt}}
+
+	c := run.Compare(1)
+	assert.InDelta(t, 0.7, c.BaselineSpread, 1e-12, "the wider side")
+	assert.InDelta(t, 0.7, c.AltSpread, 1e-12)
+	assert.True(t, result.TooWide(c.BaselineSpread))
+	c = run.Compare(2)
+	assert.InDelta(t, 0.1, c.BaselineSpread, 1e-12)
+	assert.False(t, result.TooWide(c.BaselineSpread))
+	assert.Zero(t, c.AltSpread, "go has no other alternative to be compared with")
+}

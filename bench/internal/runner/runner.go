@@ -36,16 +36,17 @@ import (
 // Case is one measurement to make: a workload run by one contender with
 // one number of workers.
 type Case struct {
-	Suite     string
-	BenchName string
-	Workload  string
-	Doc       string // the workload's, one line
-	Contender string
-	Role      result.Role
-	Workers   int
-	Metrics   []result.Metric
-	Iters     int  // operations per repetition; 1 if a repetition is one operation
-	Shared    bool // may run interleaved with the workload's other shared cases
+	Suite        string
+	BenchName    string
+	Workload     string
+	Doc          string // the workload's, one line
+	Contender    string
+	ContenderDoc string // the contender's, one line
+	Role         result.Role
+	Workers      int
+	Metrics      []result.Metric
+	Iters        int  // operations per repetition; 1 if a repetition is one operation
+	Shared       bool // may run interleaved with the workload's other shared cases
 	// Start prepares a trial. The runner calls it, and every repetition,
 	// with GOMAXPROCS set to Workers, so that goroutine-based contenders
 	// get as many CPUs as a pool gets workers.
@@ -254,7 +255,7 @@ func results(bout []Case, samples [][][]float64, load noise.Load, o Options) []r
 		c := &bout[i]
 		rs[i] = result.Result{
 			Suite: c.Suite, BenchName: c.BenchName, Workload: c.Workload, Doc: c.Doc,
-			Contender: c.Contender, Role: c.Role, Workers: c.Workers,
+			Contender: c.Contender, ContenderDoc: c.ContenderDoc, Role: c.Role, Workers: c.Workers,
 			Metrics: c.Metrics, Iters: max(c.Iters, 1), Samples: samples[i],
 			Load: load, Noisy: load.Noisy(o.NoiseThreshold),
 		}

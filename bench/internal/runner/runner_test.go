@@ -69,7 +69,7 @@ func (c *counting) Close() { c.closed = true }
 
 func testCase(tr *counting, workers int) runner.Case {
 	return runner.Case{
-		Suite: "s", Workload: "w", Contender: "c", Workers: workers,
+		Suite: "s", Workload: "w", Contender: "c", ContenderDoc: "c doc", Workers: workers,
 		Metrics: []result.Metric{{Unit: "ns/op", Label: "wall", Better: result.Lower}},
 		Start:   func() (runner.Trial, error) { return tr, nil },
 	}
@@ -86,6 +86,7 @@ func TestWarmupThenReps(t *testing.T) {
 	assert.Equal(t, before, runtime.GOMAXPROCS(0), "and restored after")
 	assert.True(t, tr.closed)
 	assert.Equal(t, 1, rs[0].Attempts)
+	assert.Equal(t, "c doc", rs[0].ContenderDoc, "the legend's line travels with the result")
 	assert.False(t, rs[0].Load.Known, "no probe, no noise figure")
 }
 

@@ -49,10 +49,10 @@ func (s *Sizes) RegisterFlags(fs *flag.FlagSet) []string {
 	fs.IntVar(&s.TreeSum, "tree-sum", s.TreeSum, "tree-sum: sum a complete binary tree of `n` layers (2^n - 1 nodes)")
 	fs.IntVar(&s.LoopUniform, "loop-uniform", s.LoopUniform, "loops: the uniform loop runs over `n` indices")
 	fs.IntVar(&s.LoopIrregular, "loop-irregular", s.LoopIrregular, "loops: the irregular loop has `n` items, item i costing i steps")
-	fs.DurationVar(&s.Idle, "idle", s.Idle, "idle: sleep this `long` per repetition")
+	fs.DurationVar(&s.Idle, "idle", s.Idle, "idle: sleep this `duration` per repetition")
 	fs.IntVar(&s.Ticks, "ticks", s.Ticks, "tick: `n` jobs per repetition, one per millisecond")
 	fs.IntVar(&s.Wakes, "wakes", s.Wakes, "wake: `n` wakes per repetition")
-	fs.DurationVar(&s.WakeGap, "wake-gap", s.WakeGap, "wake: pause this `long` before each wake")
+	fs.DurationVar(&s.WakeGap, "wake-gap", s.WakeGap, "wake: pause this `duration` before each wake")
 	fs.IntVar(&s.Tasks, "tasks", s.Tasks, "admission: submit `n` tasks per repetition")
 	return []string{"fib", "fib-cutoff", "cutoff", "sort", "tree", "tree-grain", "tree-sum", "loop-uniform", "loop-irregular", "idle", "ticks", "wakes", "wake-gap", "tasks"}
 }

@@ -94,7 +94,7 @@ func (s Suite) Cases(cfg Config) []runner.Case {
 func (s Suite) plan(w *workload, c contender.Contender, workers int) runner.Case {
 	return runner.Case{
 		Suite: s.Name, BenchName: s.BenchName, Workload: w.name, Doc: w.doc,
-		Contender: c.Name, Role: c.Role, Workers: workers,
+		Contender: c.Name, ContenderDoc: c.Doc, Role: c.Role, Workers: workers,
 		Metrics: w.metrics, Iters: w.iters, Shared: w.shared,
 		Start: func() (runner.Trial, error) {
 			inst, err := c.Start(workers)

@@ -49,6 +49,7 @@ func TestPlan(t *testing.T) {
 	count := map[string]int{}
 	for _, c := range plan(t, []int{1, 2, 4}) {
 		count[c.Workload+"/"+c.Contender]++
+		assert.NotEmpty(t, c.ContenderDoc, "the legend under the table needs it: %s", c.Name())
 		if c.Role == result.Baseline && c.Workload != "idle" && c.Workload != "tick" {
 			assert.Equal(t, 1, c.Workers, "a baseline runs once, with one worker: %s", c.Name())
 		}
