@@ -1,6 +1,9 @@
 package deque
 
-import "unsafe"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // StealResult says what a call to Deque.Steal found.
 type StealResult uint8
@@ -62,7 +65,7 @@ type Deque[E any] struct {
 // capacity is negative or absurdly large.
 func New[E any](capacity int) *Deque[E] {
 	if capacity < 0 || capacity > maxCapacity {
-		panic("weft/deque: New: capacity out of range")
+		panic(fmt.Sprintf("weft/deque: New(%d): capacity out of range (want 0..%d; 0 for the default)", capacity, maxCapacity))
 	}
 	d := &Deque[E]{}
 	d.l.init(int64(capacity))

@@ -1,7 +1,9 @@
 package deque_test
 
 import (
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -115,9 +117,33 @@ func TestDefaultNeverShrinksSmallBuffers(t *testing.T) {
 func TestMisusePanics(t *testing.T) {
 	var d deque.Deque[int]
 	assert.PanicsWithValue(t, "weft/deque: Push of a nil element", func() { d.Push(nil) })
-	assert.PanicsWithValue(t, "weft/deque: New: capacity out of range", func() { deque.New[int](-1) })
 	var q deque.Injector[int]
 	assert.PanicsWithValue(t, "weft/deque: Injector.Push of a nil element", func() { q.Push(nil) })
+}
+
+// TestNewPanicNamesTheCapacity: a capacity New refuses is named in the
+// panic, with the range it accepts.
+func TestNewPanicNamesTheCapacity(t *testing.T) {
+	for _, tc := range []struct {
+		capacity int
+		want     string
+	}{
+		{-1, "weft/deque: New(-1): capacity out of range (want 0..1099511627776; 0 for the default)"},
+		{math.MinInt, "New(" + strconv.Itoa(math.MinInt) + ")"},
+		{math.MaxInt, "New(" + strconv.Itoa(math.MaxInt) + ")"},
+	} {
+		r := func() (r any) {
+			defer func() { r = recover() }()
+			deque.New[int](tc.capacity)
+			return nil
+		}()
+		require.IsType(t, "", r, "capacity %d", tc.capacity)
+		assert.Contains(t, r, tc.want)
+		assert.Contains(t, r, "want 0..")
+	}
+	for _, capacity := range []int{0, 1, 1 << 10} {
+		assert.NotPanics(t, func() { deque.New[int](capacity) }, "capacity %d", capacity)
+	}
 }
 
 func TestStealResultString(t *testing.T) {

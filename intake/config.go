@@ -114,7 +114,7 @@ type Config struct {
 // withDefaults fills in the defaults and checks what cannot be defaulted.
 func (c Config) withDefaults() (Config, error) {
 	if c.Handler == nil {
-		return c, fmt.Errorf("%w: no Handler", ErrConfig)
+		return c, fmt.Errorf("%w: Handler is nil: want the function that runs each task (it has no default)", ErrConfig)
 	}
 	if c.Source == nil {
 		c.Source = NewMemQueue(MemQueueConfig{})
@@ -136,7 +136,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.MaxPollers = max(2, c.MinPollers)
 	}
 	if c.MaxPollers < c.MinPollers {
-		return c, fmt.Errorf("%w: MaxPollers %d < MinPollers %d", ErrConfig, c.MaxPollers, c.MinPollers)
+		return c, fmt.Errorf("%w: MaxPollers %d below MinPollers %d: want MaxPollers >= MinPollers (0: the default, max(2, MinPollers))", ErrConfig, c.MaxPollers, c.MinPollers)
 	}
 	if m := c.Supplier.MaxSlots(); m > 0 {
 		c.MaxPollers = min(c.MaxPollers, m)

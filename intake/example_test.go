@@ -2,6 +2,7 @@ package intake_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -25,11 +26,14 @@ func Example() {
 
 	var mu sync.Mutex
 	var squares []int
+	var handled sync.WaitGroup
+	handled.Add(4) // one run per task: the poison one is not retried
 	w, err := intake.New(intake.Config{
 		Source:   queue,
 		Supplier: slots.NewFixed(2), // at most two tasks polled or running
 		Pool:     pool,
 		Handler: func(_ context.Context, _ *scheduler.Worker, t intake.Task) error {
+			defer handled.Done()
 			n, err := strconv.Atoi(string(t.Payload()))
 			if err != nil {
 				return intake.Poison(err)
@@ -43,10 +47,8 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	for queue.Len() > 0 {
-		time.Sleep(time.Millisecond)
-	}
-	_ = w.Shutdown(context.Background())
+	handled.Wait()
+	_ = w.Shutdown(context.Background()) // waits for the last tasks to be settled
 
 	slices.Sort(squares)
 	fmt.Println("squares:", squares)
@@ -78,11 +80,41 @@ func ExampleWorker_Pause() {
 
 	w.Pause()
 	queue.Put([]byte("report"))
-	time.Sleep(20 * time.Millisecond)
-	fmt.Println("paused; waiting in the queue:", queue.Backlog())
+	fmt.Println("paused:", w.Paused(), "not done in the queue:", queue.Len())
 	w.Resume()
 	fmt.Println("ran:", <-done)
 	// Output:
-	// paused; waiting in the queue: 1
+	// paused: true not done in the queue: 1
 	// ran: report
+}
+
+// Backoff bounds read from configuration go through NewExponential, which
+// refuses those that cannot be meant; Exponential panics on them instead.
+func ExampleNewExponential() {
+	b, err := intake.NewExponential(100*time.Millisecond, 30*time.Second)
+	if err != nil {
+		panic(err)
+	}
+	d := b(3) // after the third failure: 400ms, the upper half drawn at random
+	fmt.Println(d >= 200*time.Millisecond && d <= 400*time.Millisecond)
+
+	_, err = intake.NewExponential(time.Second, time.Millisecond)
+	fmt.Println(errors.Is(err, intake.ErrBackoff))
+	fmt.Println(err)
+	// Output:
+	// true
+	// true
+	// weft/intake: invalid backoff: Exponential limit 1ms below base 1s: want limit >= base
+}
+
+// A handler error wrapped with Poison terminates the task instead of
+// retrying it; errors.Is finds both the cause and ErrPoison.
+func ExamplePoison() {
+	_, cause := strconv.Atoi("four")
+	err := intake.Poison(cause)
+	fmt.Println(errors.Is(err, intake.ErrPoison), errors.Is(err, strconv.ErrSyntax))
+	fmt.Println(err)
+	// Output:
+	// true true
+	// poison task: strconv.Atoi: parsing "four": invalid syntax
 }

@@ -48,16 +48,28 @@ func TestEveryTaskRunsAndIsAcked(t *testing.T) {
 	require.EqualValues(t, 0, s.Backlog)
 }
 
+// TestConfigIsChecked: every refusal wraps ErrConfig and names the field,
+// the value given and what is allowed.
 func TestConfigIsChecked(t *testing.T) {
 	h := func(context.Context, *scheduler.Worker, intake.Task) error { return nil }
-	for name, cfg := range map[string]intake.Config{
-		"no handler":         {},
-		"max below min":      {Handler: h, MinPollers: 3, MaxPollers: 2},
-		"negative batch":     {Handler: h, MaxBatch: -1},
-		"negative max deliv": {Handler: h, MaxDeliveries: -1},
+	for name, c := range map[string]struct {
+		cfg  intake.Config
+		want []string
+	}{
+		"no handler":         {intake.Config{}, []string{"Handler is nil", "want the function that runs each task"}},
+		"max below min":      {intake.Config{Handler: h, MinPollers: 3, MaxPollers: 2}, []string{"MaxPollers 2 below MinPollers 3", "want MaxPollers >= MinPollers"}},
+		"negative batch":     {intake.Config{Handler: h, MaxBatch: -1}, []string{"MaxBatch -1", "want >= 0"}},
+		"negative max deliv": {intake.Config{Handler: h, MaxDeliveries: -1}, []string{"MaxDeliveries -1", "want >= 0"}},
+		"negative pollers":   {intake.Config{Handler: h, MaxPollers: -3}, []string{"MaxPollers -3", "want >= 0"}},
+		"batch over limit":   {intake.Config{Handler: h, MaxBatch: intake.MaxBatchLimit + 1}, []string{"MaxBatch 65537", "want at most MaxBatchLimit (65536)"}},
+		"negative settle":    {intake.Config{Handler: h, SettleTimeout: -time.Second}, []string{"SettleTimeout -1s", "want >= 0"}},
 	} {
-		_, err := intake.New(cfg)
+		_, err := intake.New(c.cfg)
 		require.ErrorIs(t, err, intake.ErrConfig, name)
+		require.ErrorContains(t, err, "weft/intake: invalid config: ", name)
+		for _, w := range c.want {
+			require.ErrorContains(t, err, w, name)
+		}
 	}
 }
 

@@ -1,6 +1,9 @@
 package latch
 
-import "sync/atomic"
+import (
+	"strconv"
+	"sync/atomic"
+)
 
 // Setter is a latch that can be set: an *Owned or a *Blocking.
 type Setter interface {
@@ -27,14 +30,22 @@ type Count struct {
 
 // Init sets the count to n (n > 0) and the latch to set when it reaches 0.
 func (c *Count) Init(n int64, target Setter) {
-	if n <= 0 {
-		panic("weft/latch: Count.Init with a non-positive count")
-	}
-	if target == nil {
-		panic("weft/latch: Count.Init with a nil target")
+	if n <= 0 || target == nil {
+		badInit(n)
 	}
 	c.target = target
 	c.pending.Store(n)
+}
+
+// badInit is Init's panic for a count n <= 0 or else a nil target. It is
+// out of line so that Init stays inlinable.
+//
+//go:noinline
+func badInit(n int64) {
+	if n <= 0 {
+		panic("weft/latch: Count.Init(" + strconv.FormatInt(n, 10) + ", ...): want a count >= 1")
+	}
+	panic("weft/latch: Count.Init with a nil target")
 }
 
 // Add adds one outstanding task. The count must be positive.

@@ -1,10 +1,13 @@
 package latch_test
 
 import (
+	"math"
+	"strconv"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/latch"
 )
@@ -38,7 +41,7 @@ func TestCountSetsTargetAtZero(t *testing.T) {
 func TestCountMisuse(t *testing.T) {
 	var b latch.Blocking
 	var c latch.Count
-	assert.PanicsWithValue(t, "weft/latch: Count.Init with a non-positive count", func() { c.Init(0, &b) })
+	assert.PanicsWithValue(t, "weft/latch: Count.Init(0, ...): want a count >= 1", func() { c.Init(0, &b) })
 	assert.PanicsWithValue(t, "weft/latch: Count.Init with a nil target", func() { c.Init(1, nil) })
 	c.Init(1, &b)
 	c.Done()
@@ -47,4 +50,24 @@ func TestCountMisuse(t *testing.T) {
 	c.Init(1, &b)
 	c.Done()
 	assert.PanicsWithValue(t, "weft/latch: Count.Done called more times than counted", c.Done)
+}
+
+// TestCountInitPanicNamesTheCount: a count Init refuses is named in the
+// panic, with what Init accepts.
+func TestCountInitPanicNamesTheCount(t *testing.T) {
+	var b latch.Blocking
+	for _, n := range []int64{0, -1, math.MinInt64} {
+		var c latch.Count
+		r := func() (r any) {
+			defer func() { r = recover() }()
+			c.Init(n, &b)
+			return nil
+		}()
+		require.IsType(t, "", r, "n=%d", n)
+		assert.Contains(t, r, "Count.Init("+strconv.FormatInt(n, 10)+", ...)")
+		assert.Contains(t, r, "want a count >= 1")
+	}
+	// A bad count is named even with a nil target too.
+	var c latch.Count
+	assert.PanicsWithValue(t, "weft/latch: Count.Init(-2, ...): want a count >= 1", func() { c.Init(-2, nil) })
 }

@@ -3,7 +3,10 @@ package par_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/weftrt/weft/par"
 	"github.com/weftrt/weft/scheduler"
@@ -89,4 +92,135 @@ func ExampleForEachSeq() {
 	})
 	fmt.Println(total)
 	// Output: [1 2 3]
+}
+
+// For calls body once per index; each call writes its own element.
+func ExampleFor() {
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+		cubes := make([]int, 10)
+		par.For(w, len(cubes), func(i int) { cubes[i] = i * i * i })
+		fmt.Println(cubes)
+	})
+	// Output: [0 1 8 27 64 125 216 343 512 729]
+}
+
+// ForOn is For from a goroutine outside the pool (nil: the default pool).
+func ExampleForOn() {
+	hits := make([]bool, 100)
+	err := par.ForOn(context.Background(), nil, len(hits), func(i int) { hits[i] = i%7 == 0 })
+	n := 0
+	for _, h := range hits {
+		if h {
+			n++
+		}
+	}
+	fmt.Println(n, err)
+	// Output: 15 <nil>
+}
+
+// ForEach hands body a pointer to each element, to update it in place.
+func ExampleForEach() {
+	type account struct {
+		name    string
+		balance int
+	}
+	accounts := []account{{"ada", 100}, {"bob", 250}, {"cy", 40}}
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+		par.ForEach(w, accounts, func(_ int, a *account) { a.balance += a.balance / 10 })
+	})
+	fmt.Println(accounts)
+	// Output: [{ada 110} {bob 275} {cy 44}]
+}
+
+// ForEachOn is ForEach from outside the pool.
+func ExampleForEachOn() {
+	names := []string{"fork", "join", "steal"}
+	err := par.ForEachOn(context.Background(), nil, names, func(i int, s *string) {
+		*s = fmt.Sprintf("%d:%s", i, *s)
+	})
+	fmt.Println(names, err)
+	// Output: [0:fork 1:join 2:steal] <nil>
+}
+
+// Reduce combines in input order, as a tree: combine must be associative.
+func ExampleReduce() {
+	xs := make([]int, 1000)
+	for i := range xs {
+		xs[i] = i + 1
+	}
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+		sum := par.Reduce(w, xs, 0, func(a, b int) int { return a + b })
+		longest := par.Reduce(w, []string{"fork", "steal", "join"}, "", func(a, b string) string {
+			if len(b) > len(a) {
+				return b
+			}
+			return a
+		})
+		fmt.Println(sum, longest)
+	})
+	// Output: 500500 steal
+}
+
+// ReduceRangeOn reduces over chunks of a range from outside the pool:
+// each chunk loops over its own part, and the results are combined.
+func ExampleReduceRangeOn() {
+	count, err := par.ReduceRangeOn(context.Background(), nil, 0, 1_000_000, 0,
+		func(_ *scheduler.Worker, lo, hi int) int {
+			n := 0
+			for i := lo; i < hi; i++ {
+				if i%3 == 0 || i%5 == 0 {
+					n++
+				}
+			}
+			return n
+		},
+		func(a, b int) int { return a + b })
+	fmt.Println(count, err)
+	// Output: 466667 <nil>
+}
+
+// Filter keeps the elements that pass, in their input order.
+func ExampleFilter() {
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+		words := []string{"fork", "join", "steal", "sleep", "spin", "wake"}
+		s := par.Filter(w, words, func(s string) bool { return strings.HasPrefix(s, "s") })
+		fmt.Println(s)
+	})
+	// Output: [steal sleep spin]
+}
+
+// MapErr is Map for a function that can fail: it returns nil and the
+// first error.
+func ExampleMapErr() {
+	ctx := context.Background()
+	_ = scheduler.Default().Run(ctx, func(w *scheduler.Worker) {
+		nums, err := par.MapErr(ctx, w, []string{"1", "22", "333"}, strconv.Atoi)
+		fmt.Println(nums, err)
+		nums, err = par.MapErr(ctx, w, []string{"1", "two", "3"}, strconv.Atoi)
+		fmt.Println(nums == nil, err)
+	})
+	// Output:
+	// [1 22 333] <nil>
+	// true strconv.Atoi: parsing "two": invalid syntax
+}
+
+// MapOn is Map from outside the pool.
+func ExampleMapOn() {
+	lengths, err := par.MapOn(context.Background(), nil, []string{"fork", "join", "steal"},
+		func(s string) int { return len(s) })
+	fmt.Println(lengths, err)
+	// Output: [4 4 5] <nil>
+}
+
+// ForEachSeqOn feeds a sequence to the pool from outside it, stopping at
+// the first error.
+func ExampleForEachSeqOn() {
+	var total atomic.Int64
+	err := par.ForEachSeqOn(context.Background(), nil, slices.Values([]int{3, 1, 4, 1, 5}),
+		func(x int) error {
+			total.Add(int64(x))
+			return nil
+		})
+	fmt.Println(total.Load(), err)
+	// Output: 14 <nil>
 }

@@ -139,6 +139,17 @@ func TestNilWorkerPanics(t *testing.T) {
 		func() { par.For(nil, 10, func(int) {}) })
 }
 
+// A nil Option is named by its position, with what is allowed, instead of
+// failing as a nil function call.
+func TestNilOptionPanics(t *testing.T) {
+	onOne(t, func(w *scheduler.Worker) {
+		assert.PanicsWithValue(t, "weft/par: option 1 of 2 is nil: want an Option such as MinLen(n) or MaxLen(n)",
+			func() { par.For(w, 100, func(int) {}, par.MinLen(4), nil) })
+		assert.PanicsWithValue(t, "weft/par: option 0 of 1 is nil: want an Option such as MinLen(n) or MaxLen(n)",
+			func() { par.ForEach(w, []int{1, 2, 3}, func(int, *int) {}, nil) })
+	})
+}
+
 // A loop of a few expensive elements is split without options: the probe
 // times the first element and cuts the rest into chunks of one.
 func TestExpensiveElementsAreSplit(t *testing.T) {

@@ -1,5 +1,7 @@
 package par
 
+import "strconv"
+
 // Option tunes how a loop is cut into chunks.
 type Option func(*config)
 
@@ -53,7 +55,10 @@ func newConfig(opts []Option) config {
 
 func applyOptions(opts []Option) config {
 	c := config{minLen: 1, inlineLen: DefaultInlineLen}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			panic("weft/par: option " + strconv.Itoa(i) + " of " + strconv.Itoa(len(opts)) + " is nil: want an Option such as MinLen(n) or MaxLen(n)")
+		}
 		o(&c)
 	}
 	if c.maxLen > 0 {

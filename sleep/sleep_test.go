@@ -19,6 +19,8 @@ func TestNewRejectsBadCounts(t *testing.T) {
 	for _, n := range []int{-1, 0, sleep.MaxWorkers + 1} {
 		_, err := sleep.New(n, sleep.Tunables{})
 		require.ErrorIs(t, err, sleep.ErrWorkerCount, "n=%d", n)
+		assert.Contains(t, err.Error(), ": "+strconv.Itoa(n)+" ", "the value given")
+		assert.Contains(t, err.Error(), "(want 1.."+strconv.Itoa(sleep.MaxWorkers)+")", "what is allowed")
 	}
 	s, err := sleep.New(sleep.MaxWorkers, sleep.Tunables{})
 	require.NoError(t, err)

@@ -185,3 +185,63 @@ func ExampleNewFixed() {
 	// second slot: false
 	// after release: true
 }
+
+// busyMachine is a Sampler that reads the CPU 95% busy. Leave
+// ResourceOptions.Sampler nil to read the process's real figures
+// (NewSystemSampler: cgroup v2 limits, else the host's).
+type busyMachine struct{}
+
+func (busyMachine) Sample() (slots.Usage, error) {
+	return slots.Usage{CPU: 0.95, Memory: 0.40}, nil
+}
+
+// A ResourceBased supplier hands out slots while CPU and memory stay under
+// their targets, and MinSlots whatever the usage. Give it to a pool with
+// scheduler.WithSupplier, or to an intake worker as Config.Supplier.
+func ExampleNewResourceBased() {
+	rb, err := slots.NewResourceBased(slots.ResourceOptions{
+		TargetCPU:    0.80, // fill at most 80% of the CPU allowance
+		TargetMemory: 0.90,
+		MinSlots:     2, // granted even over the targets
+		MaxSlots:     16,
+		Sampler:      busyMachine{},
+	})
+	if err != nil {
+		panic(err)
+	}
+	tracker := slots.NewTracker(rb)
+	var permits []slots.Permit
+	for range 4 {
+		if p, ok := tracker.TryReserve("resize"); ok {
+			permits = append(permits, p)
+		}
+	}
+	st := rb.State()
+	fmt.Printf("granted %d of 4: CPU at %.2f is over its target\n", len(permits), st.Usage.CPU)
+	for _, p := range permits {
+		_ = tracker.Release(p, slots.NeverUsed())
+	}
+	fmt.Println("held after release:", rb.State().Held)
+
+	_, err = slots.NewResourceBased(slots.ResourceOptions{TargetCPU: 1.5, TargetMemory: 0.9})
+	fmt.Println(err)
+	// Output:
+	// granted 2 of 4: CPU at 0.95 is over its target
+	// held after release: 0
+	// weft/slots: ResourceOptions.TargetCPU = 1.5: want a fraction in (0, 1]
+}
+
+// Unlimited admits everything; through a Tracker it still counts what is
+// out.
+func ExampleUnlimited() {
+	tracker := slots.NewTracker(slots.Unlimited{})
+	p, _ := tracker.Reserve(context.Background(), "log")
+	_ = tracker.MarkUsed(p, slots.TaskInfo{Kind: "log"})
+	s := tracker.Stats()
+	fmt.Println("in use:", s.InUse, "available:", s.Available)
+	_ = tracker.Release(p, slots.TaskComplete())
+	fmt.Println("in use:", tracker.Stats().InUse)
+	// Output:
+	// in use: 1 available: -1
+	// in use: 0
+}

@@ -1,7 +1,6 @@
 package slots
 
 import (
-	"errors"
 	"fmt"
 	"time"
 )
@@ -57,12 +56,24 @@ func (o *ResourceOptions) check() error {
 		}
 	}
 	switch {
-	case o.MinSlots < 0 || o.MaxSlots < 0:
-		return errors.New("weft/slots: ResourceOptions: negative MinSlots or MaxSlots")
+	case o.MinSlots < 0:
+		return fmt.Errorf("weft/slots: ResourceOptions.MinSlots = %d: want >= 0", o.MinSlots)
+	case o.MaxSlots < 0:
+		return fmt.Errorf("weft/slots: ResourceOptions.MaxSlots = %d: want >= 0 (0: no bound)", o.MaxSlots)
 	case o.MaxSlots > 0 && o.MinSlots > o.MaxSlots:
-		return fmt.Errorf("weft/slots: ResourceOptions: MinSlots %d > MaxSlots %d", o.MinSlots, o.MaxSlots)
-	case o.RampThrottle < 0 || o.SampleInterval < 0 || o.LoadDelay < 0:
-		return errors.New("weft/slots: ResourceOptions: negative duration")
+		return fmt.Errorf("weft/slots: ResourceOptions.MinSlots = %d above MaxSlots = %d: want MinSlots <= MaxSlots, or MaxSlots 0 for no bound", o.MinSlots, o.MaxSlots)
+	}
+	for _, d := range []struct {
+		name, zero string
+		v          time.Duration
+	}{
+		{"RampThrottle", "no throttle", o.RampThrottle},
+		{"SampleInterval", "the default, " + defaultSampleInterval.String(), o.SampleInterval},
+		{"LoadDelay", "the default, 3 sample intervals", o.LoadDelay},
+	} {
+		if d.v < 0 {
+			return fmt.Errorf("weft/slots: ResourceOptions.%s = %v: want >= 0 (0: %s)", d.name, d.v, d.zero)
+		}
 	}
 	return nil
 }

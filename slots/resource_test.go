@@ -5,10 +5,12 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/slots"
@@ -42,6 +44,36 @@ func TestResourceOptionsAreChecked(t *testing.T) {
 		mutate(&o)
 		_, err := slots.NewResourceBased(o)
 		require.Error(t, err, name)
+	}
+}
+
+// TestResourceOptionsErrorsNameTheValue: every refusal names the field,
+// the value given and what is allowed.
+func TestResourceOptionsErrorsNameTheValue(t *testing.T) {
+	ok := slots.ResourceOptions{TargetCPU: 0.8, TargetMemory: 1, Sampler: &fixedReading{}}
+	for _, tc := range []struct {
+		mutate func(o *slots.ResourceOptions)
+		want   []string
+	}{
+		{func(o *slots.ResourceOptions) { o.TargetCPU = 0 }, []string{"ResourceOptions.TargetCPU = 0:", "want a fraction in (0, 1]"}},
+		{func(o *slots.ResourceOptions) { o.TargetCPU = 1.5 }, []string{"ResourceOptions.TargetCPU = 1.5:", "(0, 1]"}},
+		{func(o *slots.ResourceOptions) { o.TargetMemory = -0.25 }, []string{"ResourceOptions.TargetMemory = -0.25:", "(0, 1]"}},
+		{func(o *slots.ResourceOptions) { o.TargetMemory = math.NaN() }, []string{"ResourceOptions.TargetMemory = NaN:", "(0, 1]"}},
+		{func(o *slots.ResourceOptions) { o.MinSlots = -1 }, []string{"ResourceOptions.MinSlots = -1:", "want >= 0"}},
+		{func(o *slots.ResourceOptions) { o.MaxSlots = -7 }, []string{"ResourceOptions.MaxSlots = -7:", "want >= 0 (0: no bound)"}},
+		{func(o *slots.ResourceOptions) { o.MinSlots, o.MaxSlots = 3, 2 }, []string{"MinSlots = 3 above MaxSlots = 2", "want MinSlots <= MaxSlots"}},
+		{func(o *slots.ResourceOptions) { o.RampThrottle = -time.Second }, []string{"ResourceOptions.RampThrottle = -1s:", "want >= 0"}},
+		{func(o *slots.ResourceOptions) { o.SampleInterval = -time.Millisecond }, []string{"ResourceOptions.SampleInterval = -1ms:", "want >= 0 (0: the default, 100ms)"}},
+		{func(o *slots.ResourceOptions) { o.LoadDelay = -2 * time.Second }, []string{"ResourceOptions.LoadDelay = -2s:", "want >= 0"}},
+	} {
+		o := ok
+		tc.mutate(&o)
+		_, err := slots.NewResourceBased(o)
+		require.Error(t, err, tc.want[0])
+		assert.True(t, strings.HasPrefix(err.Error(), "weft/slots: "), err.Error())
+		for _, w := range tc.want {
+			assert.Contains(t, err.Error(), w)
+		}
 	}
 }
 

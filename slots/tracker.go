@@ -108,7 +108,7 @@ func (t *Tracker) Reserve(ctx context.Context, kind string) (Permit, error) {
 	p, err := t.supplier.ReserveSlot(ctx, ReserveContext{t: t, kind: kind})
 	if err != nil {
 		if !p.IsZero() {
-			panic("weft/slots: ReserveSlot returned both a permit and an error")
+			panic(fmt.Sprintf("weft/slots: %T.ReserveSlot returned both %v and error %q: want a Permit and a nil error, or the zero Permit and an error", t.supplier, p, err))
 		}
 		t.failures.Add(1)
 		return Permit{}, err
@@ -123,7 +123,7 @@ func (t *Tracker) TryReserve(kind string) (Permit, bool) {
 	p, ok := t.supplier.TryReserveSlot(ReserveContext{t: t, kind: kind})
 	if !ok {
 		if !p.IsZero() {
-			panic("weft/slots: TryReserveSlot returned a permit and false")
+			panic(fmt.Sprintf("weft/slots: %T.TryReserveSlot returned %v with false: want the zero Permit with false", t.supplier, p))
 		}
 		t.refusals.Add(1)
 		return Permit{}, false
@@ -134,13 +134,13 @@ func (t *Tracker) TryReserve(kind string) (Permit, bool) {
 // adopt takes a permit the supplier just issued into t.
 func (t *Tracker) adopt(p Permit) Permit {
 	if p.rec == nil {
-		panic("weft/slots: supplier granted the zero Permit")
+		panic(fmt.Sprintf("weft/slots: supplier %T granted the zero Permit: want a Permit made by NewPermit (or granted by an inner supplier)", t.supplier))
 	}
 	// The CAS from Issued makes sure the supplier handed out a live
 	// permit that nobody holds; a supplier bug that grants one permit
 	// twice is caught here rather than as a double count later.
 	if !p.rec.state.CompareAndSwap(word(p.id, phaseIssued), word(p.id, phaseReserved)) {
-		panic(fmt.Sprintf("weft/slots: supplier granted %v, which is stale or already held", p))
+		panic(fmt.Sprintf("weft/slots: supplier %T granted %v, which is stale or already held: want each Permit granted once, before any release", t.supplier, p))
 	}
 	t.issued.Add(1)
 	t.held.Add(heldReservedOne)

@@ -252,9 +252,11 @@ func TestTrackerPanicsOnProgrammerErrors(t *testing.T) {
 		want string
 		try  bool
 	}{
-		"zero permit":      {s: &badSupplier{}, want: "weft/slots: supplier granted the zero Permit"},
-		"permit and error": {s: &badSupplier{permit: p, err: errors.New("x")}, want: "weft/slots: ReserveSlot returned both a permit and an error"},
-		"permit and false": {s: &badSupplier{permit: p}, try: true, want: "weft/slots: TryReserveSlot returned a permit and false"},
+		"zero permit": {s: &badSupplier{}, want: "weft/slots: supplier *slots_test.badSupplier granted the zero Permit: want a Permit made by NewPermit (or granted by an inner supplier)"},
+		"permit and error": {s: &badSupplier{permit: p, err: errors.New("x")},
+			want: "weft/slots: *slots_test.badSupplier.ReserveSlot returned both " + p.String() + ` and error "x": want a Permit and a nil error, or the zero Permit and an error`},
+		"permit and false": {s: &badSupplier{permit: p}, try: true,
+			want: "weft/slots: *slots_test.badSupplier.TryReserveSlot returned " + p.String() + " with false: want the zero Permit with false"},
 	}
 	for name, c := range cases {
 		tr := slots.NewTracker(c.s)
@@ -269,5 +271,7 @@ func TestTrackerPanicsOnProgrammerErrors(t *testing.T) {
 	tr := slots.NewTracker(&badSupplier{permit: p})
 	_, err := tr.Reserve(ctx, "")
 	require.NoError(t, err)
-	require.Panics(t, func() { _, _ = tr.Reserve(ctx, "") })
+	require.PanicsWithValue(t, "weft/slots: supplier *slots_test.badSupplier granted "+p.String()+
+		", which is stale or already held: want each Permit granted once, before any release",
+		func() { _, _ = tr.Reserve(ctx, "") })
 }
