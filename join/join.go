@@ -25,7 +25,7 @@ import (
 // pool calls On instead.
 func Join(w *scheduler.Worker, a, b func(*scheduler.Worker)) {
 	if a == nil || b == nil {
-		panic("weft/join: Join with a nil function")
+		panic(nilHalf("Join", a == nil))
 	}
 	if w == nil {
 		panic(errNilWorker)

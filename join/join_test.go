@@ -138,8 +138,10 @@ func TestJoinOutsidePool(t *testing.T) {
 
 func TestNilFunctions(t *testing.T) {
 	f := func(*scheduler.Worker) {}
-	assert.PanicsWithValue(t, "weft/join: Join with a nil function", func() { join.Join(nil, nil, f) })
-	assert.PanicsWithValue(t, "weft/join: Join with a nil function", func() { join.Join(nil, f, nil) })
+	assert.PanicsWithValue(t, "weft/join: Join with a nil a (the first function): want two non-nil functions",
+		func() { join.Join(nil, nil, f) })
+	assert.PanicsWithValue(t, "weft/join: Join with a nil b (the second function): want two non-nil functions",
+		func() { join.Join(nil, f, nil) })
 	assert.PanicsWithValue(t, "weft/join: Call with a nil function", func() {
 		join.Call[int, int](nil, nil, 1, 2)
 	})
@@ -148,7 +150,8 @@ func TestNilFunctions(t *testing.T) {
 	assert.PanicsWithValue(t, nilWorker, func() {
 		join.Call(nil, func(*scheduler.Worker, int) int { return 0 }, 1, 2)
 	})
-	assert.PanicsWithValue(t, "weft/join: On with a nil function", func() { _ = join.On(nil, nil, f) })
+	assert.PanicsWithValue(t, "weft/join: On with a nil a (the first function): want two non-nil functions",
+		func() { _ = join.On(nil, nil, f) })
 }
 
 var errA, errB = errors.New("a"), errors.New("b")

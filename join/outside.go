@@ -23,7 +23,7 @@ const errForeignWorker = "weft/join: the *Worker is not the calling goroutine's:
 // down; panics propagate as in Join.
 func On(p *scheduler.Pool, a, b func(*scheduler.Worker)) error {
 	if a == nil || b == nil {
-		panic("weft/join: On with a nil function")
+		panic(nilHalf("On", a == nil))
 	}
 	return run(p, func(w *scheduler.Worker) { Join(w, a, b) })
 }
@@ -35,6 +35,16 @@ func CallOn[T, R any](p *scheduler.Pool, f func(*scheduler.Worker, T) R, x, y T)
 	}
 	err = run(p, func(w *scheduler.Worker) { rx, ry = Call(w, f, x, y) })
 	return rx, ry, err
+}
+
+// nilHalf is the panic message of Join or On (fn) called with a nil a
+// (aNil) or b.
+func nilHalf(fn string, aNil bool) string {
+	which := "b (the second function)"
+	if aNil {
+		which = "a (the first function)"
+	}
+	return "weft/join: " + fn + " with a nil " + which + ": want two non-nil functions"
 }
 
 func run(p *scheduler.Pool, f func(*scheduler.Worker)) error {

@@ -21,6 +21,7 @@ import (
 // w is the current worker, which must not be nil; a goroutine outside the
 // pool calls ForRangeOn.
 func ForRange(w *scheduler.Worker, lo, hi int, body func(w *scheduler.Worker, lo, hi int), opts ...Option) {
+	checkFunc(body == nil, "ForRange", "body")
 	checkWorker(w)
 	if hi <= lo {
 		return
@@ -41,6 +42,7 @@ func ForRange(w *scheduler.Worker, lo, hi int, body func(w *scheduler.Worker, lo
 // ForRange with the loop written for you; prefer ForRange when the body
 // is a few nanoseconds, where a call per element is most of the cost.
 func For(w *scheduler.Worker, n int, body func(i int), opts ...Option) {
+	checkFunc(body == nil, "For", "body")
 	ForRange(w, 0, n, func(_ *scheduler.Worker, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			body(i)
@@ -53,6 +55,7 @@ func For(w *scheduler.Worker, n int, body func(i int), opts ...Option) {
 // copying large elements; body must not keep it past its return if xs may
 // be reused.
 func ForEach[T any](w *scheduler.Worker, xs []T, body func(i int, x *T), opts ...Option) {
+	checkFunc(body == nil, "ForEach", "body")
 	ForRange(w, 0, len(xs), func(_ *scheduler.Worker, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			body(i, &xs[i])
@@ -65,6 +68,7 @@ func ForEach[T any](w *scheduler.Worker, xs []T, body func(i int, x *T), opts ..
 // the chunks already running and returns that error (or the context's
 // cause). A nil ctx never cancels.
 func ForRangeErr(ctx context.Context, w *scheduler.Worker, lo, hi int, body func(w *scheduler.Worker, lo, hi int) error, opts ...Option) error {
+	checkFunc(body == nil, "ForRangeErr", "body")
 	checkWorker(w)
 	if hi <= lo {
 		return nil
@@ -94,6 +98,7 @@ func ForRangeErr(ctx context.Context, w *scheduler.Worker, lo, hi int, body func
 // Within a chunk it stops at the element that failed, and before every
 // element once another chunk has failed.
 func ForErr(ctx context.Context, w *scheduler.Worker, n int, body func(i int) error, opts ...Option) error {
+	checkFunc(body == nil, "ForErr", "body")
 	checkWorker(w)
 	if ctx == nil {
 		ctx = context.Background()

@@ -201,6 +201,15 @@ func inlineNone(w *scheduler.Worker, body func(w *scheduler.Worker, lo, hi int),
 }
 
 // checkWorker panics if w is nil: the On forms are for outside the pool.
+// checkFunc panics, naming the loop fn and its parameter, if the function
+// given for param is nil: otherwise the loop would fail later, in a chunk
+// on some worker, with a nil-pointer panic that names neither.
+func checkFunc(isNil bool, fn, param string) {
+	if isNil {
+		panic("weft/par: " + fn + " with a nil " + param + " function")
+	}
+}
+
 func checkWorker(w *scheduler.Worker) {
 	if w == nil {
 		panic(errNilWorker)

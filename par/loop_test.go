@@ -1,6 +1,7 @@
 package par_test
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,10 +144,23 @@ func TestNilWorkerPanics(t *testing.T) {
 // failing as a nil function call.
 func TestNilOptionPanics(t *testing.T) {
 	onOne(t, func(w *scheduler.Worker) {
-		assert.PanicsWithValue(t, "weft/par: option 1 of 2 is nil: want an Option such as MinLen(n) or MaxLen(n)",
+		assert.PanicsWithValue(t, "weft/par: option 2 of 2 is nil: want an Option such as MinLen(n) or MaxLen(n)",
 			func() { par.For(w, 100, func(int) {}, par.MinLen(4), nil) })
-		assert.PanicsWithValue(t, "weft/par: option 0 of 1 is nil: want an Option such as MinLen(n) or MaxLen(n)",
+		assert.PanicsWithValue(t, "weft/par: option 1 of 1 is nil: want an Option such as MinLen(n) or MaxLen(n)",
 			func() { par.ForEach(w, []int{1, 2, 3}, func(int, *int) {}, nil) })
+	})
+}
+
+// TestNilFunctionPanics: a nil body fails at the call, naming the loop
+// and the parameter, even for an empty loop.
+func TestNilFunctionPanics(t *testing.T) {
+	onOne(t, func(w *scheduler.Worker) {
+		assert.PanicsWithValue(t, "weft/par: For with a nil body function", func() { par.For(w, 0, nil) })
+		assert.PanicsWithValue(t, "weft/par: Map with a nil f function", func() { par.Map[int, int](w, nil, nil) })
+		assert.PanicsWithValue(t, "weft/par: Reduce with a nil combine function", func() { par.Reduce(w, []int{1}, 0, nil) })
+		assert.PanicsWithValue(t, "weft/par: ForEachSeqErr with a nil body function", func() {
+			_ = par.ForEachSeqErr[int](context.Background(), w, func(func(int) bool) {}, nil)
+		})
 	})
 }
 

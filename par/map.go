@@ -10,6 +10,7 @@ import (
 // xs, computed possibly in parallel. Each chunk writes its own part of the
 // result, so no ordering work is needed afterwards.
 func Map[T, U any](w *scheduler.Worker, xs []T, f func(x T) U, opts ...Option) []U {
+	checkFunc(f == nil, "Map", "f")
 	out := make([]U, len(xs))
 	ForRange(w, 0, len(xs), func(_ *scheduler.Worker, lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -23,6 +24,7 @@ func Map[T, U any](w *scheduler.Worker, xs []T, f func(x T) U, opts ...Option) [
 // ctx is cancelled) no new chunk starts, and MapErr returns nil and that
 // error.
 func MapErr[T, U any](ctx context.Context, w *scheduler.Worker, xs []T, f func(x T) (U, error), opts ...Option) ([]U, error) {
+	checkFunc(f == nil, "MapErr", "f")
 	out := make([]U, len(xs))
 	err := ForErr(ctx, w, len(xs), func(i int) error {
 		var err error
@@ -41,6 +43,7 @@ func MapErr[T, U any](ctx context.Context, w *scheduler.Worker, xs []T, f func(x
 // per level of the split tree (a few times, logarithmic in the number of
 // chunks).
 func Filter[T any](w *scheduler.Worker, xs []T, keep func(x T) bool, opts ...Option) []T {
+	checkFunc(keep == nil, "Filter", "keep")
 	return ReduceRange(w, 0, len(xs), nil, func(_ *scheduler.Worker, lo, hi int) []T {
 		var kept []T
 		for _, x := range xs[lo:hi] {

@@ -57,7 +57,7 @@ func applyOptions(opts []Option) config {
 	c := config{minLen: 1, inlineLen: DefaultInlineLen}
 	for i, o := range opts {
 		if o == nil {
-			panic("weft/par: option " + strconv.Itoa(i) + " of " + strconv.Itoa(len(opts)) + " is nil: want an Option such as MinLen(n) or MaxLen(n)")
+			panic("weft/par: option " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(opts)) + " is nil: want an Option such as MinLen(n) or MaxLen(n)")
 		}
 		o(&c)
 	}

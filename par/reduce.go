@@ -15,6 +15,8 @@ import (
 // empty range and must satisfy combine(identity, x) == x; it is never
 // passed to chunk.
 func ReduceRange[R any](w *scheduler.Worker, lo, hi int, identity R, chunk func(w *scheduler.Worker, lo, hi int) R, combine func(a, b R) R, opts ...Option) R {
+	checkFunc(chunk == nil, "ReduceRange", "chunk")
+	checkFunc(combine == nil, "ReduceRange", "combine")
 	checkWorker(w)
 	if hi <= lo {
 		return identity
@@ -31,6 +33,8 @@ func ReduceRange[R any](w *scheduler.Worker, lo, hi int, identity R, chunk func(
 // chunk from identity, and returns identity for an empty xs. The order of
 // combination is the order of xs, grouped as a tree (see ReduceRange).
 func MapReduce[T, R any](w *scheduler.Worker, xs []T, identity R, f func(x T) R, combine func(a, b R) R, opts ...Option) R {
+	checkFunc(f == nil, "MapReduce", "f")
+	checkFunc(combine == nil, "MapReduce", "combine")
 	return ReduceRange(w, 0, len(xs), identity, func(_ *scheduler.Worker, lo, hi int) R {
 		acc := identity
 		for _, x := range xs[lo:hi] {
@@ -43,6 +47,7 @@ func MapReduce[T, R any](w *scheduler.Worker, xs []T, identity R, f func(x T) R,
 // Reduce combines the elements of xs with combine, in order, grouped as a
 // tree (see ReduceRange); identity is the result for an empty xs.
 func Reduce[T any](w *scheduler.Worker, xs []T, identity T, combine func(a, b T) T, opts ...Option) T {
+	checkFunc(combine == nil, "Reduce", "combine")
 	return ReduceRange(w, 0, len(xs), identity, func(_ *scheduler.Worker, lo, hi int) T {
 		acc := xs[lo]
 		for _, x := range xs[lo+1 : hi] {

@@ -29,6 +29,7 @@ const batchesPerWorker = 2
 // order. A panic stops the pulling and is re-raised, as a
 // *scheduler.Panic, after the running batches have returned.
 func ForEachSeq[T any](w *scheduler.Worker, seq iter.Seq[T], body func(x T), opts ...Option) {
+	checkFunc(body == nil, "ForEachSeq", "body")
 	_ = ForEachSeqErr(context.Background(), w, seq, func(x T) error {
 		body(x)
 		return nil
@@ -37,6 +38,7 @@ func ForEachSeq[T any](w *scheduler.Worker, seq iter.Seq[T], body func(x T), opt
 
 // ForEachSeq2 is ForEachSeq for an iter.Seq2, such as maps.All.
 func ForEachSeq2[K, V any](w *scheduler.Worker, seq iter.Seq2[K, V], body func(k K, v V), opts ...Option) {
+	checkFunc(body == nil, "ForEachSeq2", "body")
 	pairs := func(yield func(pair[K, V]) bool) {
 		for k, v := range seq {
 			if !yield(pair[K, V]{k, v}) {
@@ -58,6 +60,7 @@ type pair[K, V any] struct {
 // new batch starts; it returns that error once the running batches have
 // returned. A nil ctx never cancels.
 func ForEachSeqErr[T any](ctx context.Context, w *scheduler.Worker, seq iter.Seq[T], body func(x T) error, opts ...Option) error {
+	checkFunc(body == nil, "ForEachSeqErr", "body")
 	checkWorker(w)
 	if ctx == nil {
 		ctx = context.Background()

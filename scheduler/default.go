@@ -1,6 +1,10 @@
 package scheduler
 
-import "sync"
+import (
+	"fmt"
+	"runtime"
+	"sync"
+)
 
 var defaultPool struct {
 	once sync.Once
@@ -14,7 +18,8 @@ func Default() *Pool {
 	defaultPool.once.Do(func() {
 		p, err := New(WithName("weft-default"))
 		if err != nil {
-			panic("weft/scheduler: cannot start the default pool: " + err.Error())
+			panic(fmt.Sprintf("weft/scheduler: cannot start the default pool with GOMAXPROCS=%d workers: %v "+
+				"(want GOMAXPROCS 1..%d, or make a pool with New(WithWorkers(n)))", runtime.GOMAXPROCS(0), err, MaxWorkers))
 		}
 		p.isDefault = true
 		defaultPool.pool = p

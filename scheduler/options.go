@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"runtime"
 	"time"
 
@@ -93,7 +94,10 @@ func WithSupplier(s slots.Supplier, opts ...slots.TrackerOption) Option {
 
 func newConfig(opts []Option) config {
 	c := config{name: "weft", heartbeat: DefaultHeartbeat}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			panic(fmt.Sprintf("weft/scheduler: New: option %d of %d is nil: want an Option such as WithWorkers(n)", i+1, len(opts)))
+		}
 		o(&c)
 	}
 	if !c.workersSet {

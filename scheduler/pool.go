@@ -73,7 +73,7 @@ func New(opts ...Option) (*Pool, error) {
 		OnStart: cfg.onStart, OnExit: cfg.onExit, Sleep: cfg.sleep,
 		Heartbeat: cfg.heartbeat, Owner: p})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("weft/scheduler: WithSleep: %w", err)
 	}
 	p.eng = eng
 	p.door = newDoor(cfg.supplier, cfg.name, cfg.trackerOpts)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -81,6 +82,17 @@ func TestNilFunctions(t *testing.T) {
 	assert.PanicsWithValue(t, "weft/scheduler: Run with a nil function", func() { _ = p.Run(ctx, nil) })
 	assert.PanicsWithValue(t, "weft/scheduler: Spawn with a nil function", func() { _ = p.Spawn(ctx, nil) })
 	assert.PanicsWithValue(t, "weft/scheduler: Broadcast with a nil function", func() { _ = p.Broadcast(ctx, nil) })
+	assert.PanicsWithValue(t, "weft/scheduler: New: option 2 of 2 is nil: want an Option such as WithWorkers(n)",
+		func() { _, _ = scheduler.New(scheduler.WithWorkers(1), nil) })
+}
+
+// TestBadSleepTunablesNameTheOption: sleep's own error, wrapped so that it
+// names the option the value came from.
+func TestBadSleepTunablesNameTheOption(t *testing.T) {
+	_, err := scheduler.New(scheduler.WithSleep(sleep.Tunables{SearchRounds: sleep.MaxSearchRounds + 1}))
+	require.ErrorIs(t, err, sleep.ErrTunables)
+	assert.Contains(t, err.Error(), "WithSleep")
+	assert.Contains(t, err.Error(), strconv.Itoa(sleep.MaxSearchRounds+1))
 }
 
 func TestCancelledContext(t *testing.T) {

@@ -25,6 +25,9 @@ func GroupOn(ctx context.Context, p *scheduler.Pool, body func(s *Scope) error) 
 	if body == nil {
 		panic("weft/scope: GroupOn with a nil body")
 	}
+	if ctx == nil {
+		panic("weft/scope: GroupOn with a nil context: pass context.Background() or context.TODO()")
+	}
 	var err error
 	if runErr := pool(p).Run(ctx, func(w *scheduler.Worker) { err = Group(ctx, w, body) }); runErr != nil {
 		return runErr

@@ -71,6 +71,9 @@ func Group(ctx context.Context, w *scheduler.Worker, body func(s *Scope) error) 
 	if w == nil {
 		panic(errNilWorker)
 	}
+	if ctx == nil {
+		panic("weft/scope: Group with a nil context: pass context.Background() or context.TODO()")
+	}
 	st := newState(w)
 	st.ctx, st.cancel = context.WithCancelCause(ctx)
 	defer st.cancel(context.Canceled)
@@ -147,7 +150,8 @@ func (s *Scope) Go(f func(s *Scope) error) {
 		panic("weft/scope: Go with a nil function")
 	}
 	if s.st.ctx == nil {
-		panic("weft/scope: Go needs a scope made by Group (Run returns no error)")
+		panic("weft/scope: Go needs a scope made by Group (Run returns no error): " +
+			"use s.Spawn in a Run scope, or scope.Group for tasks that return errors")
 	}
 	s.push(&task{st: s.st, fe: f})
 }

@@ -201,13 +201,25 @@ func TestMisuse(t *testing.T) {
 	nilWorker := "weft/scope: nil worker: from outside the pool, use scope.On or scope.GroupOn"
 	assert.PanicsWithValue(t, nilWorker, func() { scope.Run(nil, func(*scope.Scope) {}) })
 	assert.PanicsWithValue(t, "weft/scope: On with a nil body", func() { _ = scope.On(nil, nil) })
+	body := func(*scope.Scope) error { return nil }
+	assert.PanicsWithValue(t, "weft/scope: GroupOn with a nil context: pass context.Background() or context.TODO()",
+		func() {
+			//lint:ignore SA1012 a nil context is the misuse under test
+			_ = scope.GroupOn(nil, nil, body)
+		})
 	onPools(t, func(t *testing.T, w *scheduler.Worker) {
 		scope.Run(w, func(s *scope.Scope) {
 			assert.PanicsWithValue(t, "weft/scope: Spawn with a nil function", func() { s.Spawn(nil) })
-			assert.PanicsWithValue(t, "weft/scope: Go needs a scope made by Group (Run returns no error)", func() {
+			assert.PanicsWithValue(t, "weft/scope: Go needs a scope made by Group (Run returns no error): "+
+				"use s.Spawn in a Run scope, or scope.Group for tasks that return errors", func() {
 				s.Go(func(*scope.Scope) error { return nil })
 			})
 		})
+		assert.PanicsWithValue(t, "weft/scope: Group with a nil context: pass context.Background() or context.TODO()",
+			func() {
+				//lint:ignore SA1012 a nil context is the misuse under test
+				_ = scope.Group(nil, w, body)
+			})
 		var escaped *scope.Scope
 		scope.Run(w, func(s *scope.Scope) { escaped = s })
 		for range 2 { // every time, not only the first
