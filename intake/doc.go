@@ -18,9 +18,13 @@
 //	mark its slot used
 //	run the handler (a panic is caught and becomes its error)
 //	release its slot: complete, or failed with the error
-//	settle it, off the pool worker: Ack on success; Nack with Backoff on
-//	  failure; Terminate if the error wraps ErrPoison or this was its
-//	  MaxDeliveries-th delivery
+//	settle it: Ack on success; Nack with Backoff on failure; Terminate if
+//	  the error wraps ErrPoison or this was its MaxDeliveries-th delivery
+//
+// A settlement waited for off the pool worker, on a goroutine of its own,
+// except an Ack of a task that is an AsyncAcker (a JetStream task): the
+// pool worker only sends it, and the source's confirmation ends the
+// settlement, with no goroutine waiting for it.
 //
 // Reserving before polling keeps the invariant the slot proposal asks for:
 // the tasks that polls in flight ask for, plus the slots in use, never
@@ -37,6 +41,24 @@
 // there is room, so a slow server slows polling down. The tasks delivered
 // and not yet settled are thus at most the slots plus MaxSettling: what a
 // worker that dies leaves for the queue to deliver again.
+//
+// # Keys
+//
+// A task that is Keyed may carry a key (a customer, a document, a
+// tenant). The worker never runs two tasks with the same key at once: a
+// task whose key has a task in the worker waits in the key's line,
+// holding the slot it was polled with (so a key's backlog in the worker is
+// bounded by the slots, and counted as reserved), and runs right after the
+// task before it, on the same pool worker. Tasks with different keys, or
+// none, run in parallel. The line keeps the order in which the worker got
+// the tasks: with one poller (MaxPollers 1), the order the source
+// delivered them; two polls answered at once have no order between them.
+//
+// A source keeps a key's order across retries and across workers only if
+// it holds a key back while one of its tasks is out, as MemQueue does
+// (PutKey): a failed task returns to the head of its key's group, and a
+// slow key holds back only its own tasks, which wait in the queue, not in
+// a worker's slots.
 //
 // # Slots and the pool's door
 //

@@ -25,6 +25,16 @@ type MemQueueConfig struct {
 // ended returns ErrLeaseLost and changes nothing: the task belongs to its
 // newer delivery.
 //
+// A task put with a key (PutKey) belongs to that key's group, as in a
+// FIFO queue's message groups: the group's tasks are delivered one at a
+// time, in the order they were put. The next one becomes ready only when
+// the one before it is acknowledged or terminated; a Nack, an expired
+// lease or a delay returns that same task to the head of its group. So
+// two tasks with one key never run at once, and a key's tasks run in put
+// order even across retries, while a slow or failing key holds back only
+// its own group: its later tasks wait in the queue, holding no slot of
+// any worker.
+//
 // It starts no goroutine: leases and delays expire when a Poll looks,
 // and a waiting Poll sets its timer to the earliest of them. The queue
 // lives as long as the process; it does not persist.
@@ -43,6 +53,18 @@ type MemQueue struct {
 	waiters int                  // Polls waiting for a task
 	wake    chan struct{}        // closed (and replaced) when a task becomes ready and someone waits
 	dead    []Terminated
+	// groups holds, for every key with a task in the queue, the tasks
+	// behind its head (the one task of the key that is ready, leased or
+	// delayed). A key with no task left has no entry.
+	groups map[string]*memGroup
+	behind int // tasks waiting behind their key's head, in all groups
+}
+
+// memGroup is a key's tasks in put order: the head, which alone can be
+// delivered, and those waiting behind it.
+type memGroup struct {
+	head    *memEntry
+	waiting []*memEntry
 }
 
 // Terminated records a task settled as poison.
@@ -66,6 +88,7 @@ const (
 // is recognised and ignored.
 type memEntry struct {
 	id         uint64
+	key        string // "" for a task without a key
 	payload    []byte
 	deliveries int
 	state      memState
@@ -84,19 +107,52 @@ func NewMemQueue(cfg MemQueueConfig) *MemQueue {
 	return &MemQueue{
 		lease: cfg.Lease, pollWait: cfg.PollWait,
 		entries: make(map[uint64]*memEntry),
+		groups:  make(map[string]*memGroup),
 		wake:    make(chan struct{}),
 	}
 }
 
 // Put queues a task with payload (kept, not copied) and returns its ID.
-func (q *MemQueue) Put(payload []byte) string {
+func (q *MemQueue) Put(payload []byte) string { return q.PutKey("", payload) }
+
+// PutKey queues a task with key and payload (kept, not copied) and
+// returns its ID. Tasks with the same non-empty key are delivered one at a
+// time, in put order (see MemQueue); an empty key is Put.
+func (q *MemQueue) PutKey(key string, payload []byte) string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.nextID++
-	e := &memEntry{id: q.nextID, payload: payload}
+	e := &memEntry{id: q.nextID, key: key, payload: payload}
 	q.entries[e.id] = e
+	if key != "" {
+		if g := q.groups[key]; g != nil {
+			g.waiting = append(g.waiting, e)
+			q.behind++
+			return strconv.FormatUint(e.id, 10)
+		}
+		q.groups[key] = &memGroup{head: e}
+	}
 	q.makeReady(e)
 	return strconv.FormatUint(e.id, 10)
+}
+
+// remove takes a settled (acknowledged or terminated) entry out of the
+// queue; the next task of its key, if any, becomes ready.
+func (q *MemQueue) remove(e *memEntry) {
+	delete(q.entries, e.id)
+	if e.key == "" {
+		return
+	}
+	g := q.groups[e.key]
+	if len(g.waiting) == 0 {
+		delete(q.groups, e.key)
+		return
+	}
+	g.head = g.waiting[0]
+	g.waiting[0] = nil
+	g.waiting = g.waiting[1:]
+	q.behind--
+	q.makeReady(g.head)
 }
 
 // Poll waits up to the queue's PollWait for a task and returns up to n of
@@ -204,12 +260,13 @@ func (q *MemQueue) makeReady(e *memEntry) {
 // Lease returns how long a delivery stays leased.
 func (q *MemQueue) Lease() time.Duration { return q.lease }
 
-// Backlog returns the tasks waiting for delivery: ready, or returned with
-// a delay. A lease that has run out counts once a Poll has seen it.
+// Backlog returns the tasks waiting for delivery: ready, returned with a
+// delay, or waiting behind an earlier task of their key. A lease that has
+// run out counts once a Poll has seen it.
 func (q *MemQueue) Backlog() int64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return int64(len(q.ready) + q.delayed)
+	return int64(len(q.ready) + q.delayed + q.behind)
 }
 
 // Len returns the tasks not yet acknowledged or terminated: waiting,

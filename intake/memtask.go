@@ -19,10 +19,13 @@ func (d *memDelivery) ID() string      { return strconv.FormatUint(d.e.id, 10) }
 func (d *memDelivery) Payload() []byte { return d.e.payload }
 func (d *memDelivery) Deliveries() int { return d.deliveries }
 
+// Key returns the key the task was put with, "" if none (see Keyed).
+func (d *memDelivery) Key() string { return d.e.key }
+
 // Ack removes the task from the queue.
 func (d *memDelivery) Ack(context.Context) error {
 	return d.settle(func(q *MemQueue, e *memEntry, _ time.Time) {
-		delete(q.entries, e.id)
+		q.remove(e)
 	})
 }
 
@@ -52,7 +55,7 @@ func (d *memDelivery) InProgress(context.Context) error {
 // Terminate removes the task and records it as poison.
 func (d *memDelivery) Terminate(_ context.Context, reason string) error {
 	return d.settle(func(q *MemQueue, e *memEntry, _ time.Time) {
-		delete(q.entries, e.id)
+		q.remove(e)
 		q.dead = append(q.dead, Terminated{
 			ID: d.ID(), Payload: e.payload, Deliveries: e.deliveries, Reason: reason,
 		})

@@ -22,6 +22,7 @@ const (
 // and not yet settled.
 type inflight struct {
 	task      Task
+	key       string // the task's key (Keyed), "" if none; set by admit
 	permit    slots.Permit
 	state     atomic.Int32
 	lastBeat  atomic.Int64 // unix nanoseconds of delivery or the last InProgress

@@ -56,6 +56,34 @@ type Task interface {
 	Terminate(ctx context.Context, reason string) error
 }
 
+// Keyed is implemented by a task that may carry a key: a customer, a
+// document, a tenant. The worker never runs two tasks with the same
+// non-empty key at once, and runs them in the order it got them (see the
+// package doc, Keys); tasks with different keys, or none, run in
+// parallel. An empty key means none. MemQueue's tasks implement it
+// (PutKey).
+type Keyed interface {
+	Key() string
+}
+
+// AsyncAcker is implemented by a task whose source can acknowledge it
+// without a goroutine waiting for the source's confirmation (a JetStream
+// double ack, say, confirmed by a message from the server). The worker
+// then acknowledges a successful task from the pool worker that ran it,
+// which only sends the Ack, instead of starting a goroutine that waits
+// out the round trip: at thousands of tasks a second, that goroutine (and
+// the wake-up of it when the confirmation comes) is much of the worker's
+// cost per task.
+type AsyncAcker interface {
+	// AckAsync starts the Ack and returns without waiting for it. It
+	// calls done exactly once, with what Ack would have returned: nil
+	// once the source confirmed the Ack, an error if it failed, was not
+	// confirmed within timeout, or ctx ended first (done may then come
+	// somewhat after ctx ends). done may be called before AckAsync
+	// returns, and from any goroutine; it does not block.
+	AckAsync(ctx context.Context, timeout time.Duration, done func(error))
+}
+
 // HandBacker is implemented by a task whose source can take it back unrun
 // without counting the delivery: the worker calls HandBack instead of
 // Nack(ctx, 0) for a task it polled but never started (shutdown, pause,

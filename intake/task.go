@@ -14,7 +14,7 @@ import (
 
 // admit records a polled task with the permit reserved for it.
 func (w *Worker) admit(t Task, p slots.Permit) *inflight {
-	r := &inflight{task: t, permit: p, delivered: time.Now()}
+	r := &inflight{task: t, key: taskKey(t), permit: p, delivered: time.Now()}
 	r.lastBeat.Store(r.delivered.UnixNano())
 	w.registry.add(r)
 	w.counts.received.Add(1)
@@ -41,27 +41,75 @@ func (w *Worker) dispatch(r *inflight) {
 		}
 		return
 	}
-	// The pool's door admits freely by default; if the user bounded it,
-	// Spawn may wait here, which only delays this poller.
-	if err := w.cfg.Pool.Spawn(w.pollCtx, func(sw *scheduler.Worker) { w.run(r, sw) }); err != nil {
+	if r.key != "" && !w.keys.enter(r.key, r) {
+		return // it runs after the task of its key before it (run)
+	}
+	w.spawn(r)
+}
+
+// spawn queues r on the pool. The pool's door admits freely by default;
+// if the user bounded it, Spawn may wait here, which only delays the
+// caller.
+func (w *Worker) spawn(r *inflight) {
+	err := w.cfg.Pool.Spawn(w.pollCtx, func(sw *scheduler.Worker) { w.run(r, sw) })
+	if err == nil {
+		return
+	}
+	// Neither r nor the tasks of its key behind it can run here now.
+	for ; r != nil; r = w.nextOfKey(r) {
 		w.handBack(r)
-		if errors.Is(err, scheduler.ErrClosed) {
-			w.report(fmt.Errorf("weft/intake: the pool is closed; the worker stops: %w", err))
-			go w.Close()
-		}
+	}
+	if errors.Is(err, scheduler.ErrClosed) {
+		w.report(fmt.Errorf("weft/intake: the pool is closed; the worker stops: %w", err))
+		go w.Close()
 	}
 }
 
-// run runs a task on a pool worker.
+// run runs a task on a pool worker, and after it the tasks of its key
+// that waited behind it, one by one, on the same worker.
 func (w *Worker) run(r *inflight, sw *scheduler.Worker) {
+	for r != nil {
+		r = w.runOne(r, sw)
+	}
+}
+
+// nextOfKey ends r's turn in its key's line and returns the task of the
+// key to run next, or nil (always nil for a task without a key).
+func (w *Worker) nextOfKey(r *inflight) *inflight {
+	if r.key == "" {
+		return nil
+	}
+	return w.keys.next(r.key)
+}
+
+// runOne runs r, unless it was handed back or the worker is halted, and
+// returns the next task of its key.
+func (w *Worker) runOne(r *inflight, sw *scheduler.Worker) (next *inflight) {
 	if !r.state.CompareAndSwap(taskQueued, taskRunning) {
-		return // handed back by a Shutdown while it waited in the pool
+		return w.nextOfKey(r) // handed back by a Shutdown while it waited
 	}
 	if w.halted() {
 		r.state.Store(taskSettling)
 		w.giveBack(r)
-		return
+		return w.nextOfKey(r)
 	}
+	returned := false
+	defer func() {
+		// A handler that called runtime.Goexit ends this goroutine, so
+		// the key's next task cannot go on here: the pool gets it.
+		if !returned {
+			if n := w.nextOfKey(r); n != nil {
+				w.spawn(n)
+			}
+		}
+	}()
+	w.runHandler(r, sw)
+	returned = true
+	return w.nextOfKey(r)
+}
+
+// runHandler runs r's handler, and settles r however the handler ends.
+func (w *Worker) runHandler(r *inflight, sw *scheduler.Worker) {
 	must(w.tracker.MarkUsed(r.permit, slots.TaskInfo{Kind: w.cfg.Kind, Data: r.task}))
 	w.counts.started.Add(1)
 	var err error
@@ -85,10 +133,16 @@ func (w *Worker) ended(r *inflight, err error) {
 	// can reuse it without waiting for another goroutine to be scheduled
 	// (if settlements back up, the finisher does it once there is room).
 	// Settling may be a round trip to a server (a JetStream double ack):
-	// not on a pool worker, which would sit idle through it.
+	// not on a pool worker, which would sit idle through it. An Ack the
+	// source confirms without a goroutine of ours (AsyncAcker) is only
+	// sent from here; anything else waits on a goroutine of its own.
 	select {
 	case w.settleRoom <- struct{}{}:
 		w.endTask(r, err)
+		if a, ok := w.asyncAck(r, err); ok {
+			w.ackAsync(r, a)
+			return
+		}
 		go w.settleEnded(r, err)
 	default:
 		go w.finish(r, err)
@@ -104,7 +158,35 @@ func (w *Worker) ended(r *inflight, err error) {
 func (w *Worker) finish(r *inflight, err error) {
 	w.settleRoom <- struct{}{}
 	w.endTask(r, err)
+	if a, ok := w.asyncAck(r, err); ok {
+		w.ackAsync(r, a)
+		return
+	}
 	w.settleEnded(r, err)
+}
+
+// asyncAck returns the task's AsyncAcker if its settlement is an Ack the
+// source can confirm without a goroutine of the worker's waiting.
+func (w *Worker) asyncAck(r *inflight, err error) (AsyncAcker, bool) {
+	if err != nil {
+		return nil, false
+	}
+	a, ok := r.task.(AsyncAcker)
+	return a, ok
+}
+
+// ackAsync acknowledges a task whose slot endTask released; done ends
+// its settlement (settled), as settleEnded does for the others.
+func (w *Worker) ackAsync(r *inflight, a AsyncAcker) {
+	a.AckAsync(w.settleCtx, w.cfg.SettleTimeout, func(err error) {
+		if err != nil {
+			w.counts.settleErrors.Add(1)
+			w.report(fmt.Errorf("weft/intake: settling task %s: %w", r.task.ID(), err))
+		} else {
+			w.counts.acked.Add(1)
+		}
+		w.settled(r)
+	})
 }
 
 // endTask releases the slot of a task whose handler returned err; the
@@ -134,6 +216,13 @@ func (w *Worker) settleEnded(r *inflight, err error) {
 		w.settle(r.task, func(ctx context.Context) error { return r.task.Nack(ctx, delay) })
 		w.counts.nacked.Add(1)
 	}
+	w.settled(r)
+}
+
+// settled ends the settlement of a task whose slot endTask released,
+// whichever way it went (settleEnded, or an AsyncAcker's confirmation):
+// its settleRoom token goes back, and the worker forgets it.
+func (w *Worker) settled(r *inflight) {
 	w.counts.settling.Add(-1)
 	<-w.settleRoom
 	w.registry.remove(r)

@@ -18,6 +18,7 @@ type Worker struct {
 
 	scaler   scaler
 	registry registry
+	keys     keyLines // serializes the tasks of each key (see keys.go)
 	counts   counters
 
 	// stopping is set once, by the first Shutdown or Close, before the
@@ -71,6 +72,7 @@ func New(cfg Config) (*Worker, error) {
 	}
 	w.tracker = slots.NewTracker(w.pause)
 	w.registry.init()
+	w.keys.init()
 	w.settleRoom = make(chan struct{}, cfg.MaxSettling)
 	w.pollCtx, w.cancelPoll = context.WithCancel(context.Background())
 	w.runCtx, w.cancelRun = context.WithCancel(context.Background())

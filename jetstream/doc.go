@@ -19,8 +19,12 @@
 //
 // Settlements map onto the JetStream acknowledgements:
 //
-//	Ack         +ACK as a request, waited for (a double ack): once it
-//	            returns nil, the task will not come back
+//	Ack         +ACK as a request, its confirmation waited for (a
+//	            double ack): once it returns nil, the task will not come
+//	            back. The worker acks through AckAsync (an
+//	            intake.AsyncAcker), which sends the +ACK with a reply
+//	            subject on an inbox the Source keeps, and hears the
+//	            confirmation there: no goroutine waits out each ack
 //	Nack(d)     -NAK, with a delay when d > 0 (NakWithDelay): a failure,
 //	            and the redelivery counts
 //	HandBack    (a task returned unrun: shutdown, pause) the message is
@@ -62,6 +66,16 @@
 // sequence it had. If that fails the task is not terminated (it comes
 // back after AckWait); the worker counts a terminate only once the server
 // confirmed the +TERM. Replay, or `weftjs replay`, puts records back.
+//
+// A task that took up nearly all of the server's max_payload does not fit
+// one record with the Weft-Dead-* headers added. Its payload is then
+// stored in part records (Weft-Dead-Part-Of, Weft-Dead-Part), and the
+// record, published once they are all stored, carries the headers, no
+// payload, and the parts' sequences (HeaderDeadParts); Replay joins them
+// again. Only a task whose own headers leave no room for the Weft-Dead-*
+// ones (JetStream stores at most 64 KiB of headers with a message) cannot
+// be stored: Terminate fails with ErrDeadLetter and ErrRecordTooLarge,
+// naming the sizes, and the task is kept.
 //
 // # Pull requests
 //

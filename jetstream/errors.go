@@ -18,3 +18,12 @@ var ErrConnClosed = errors.New("weft/jetstream: connection closed for good")
 // could not be stored in the dead-letter stream: the task is then not
 // terminated, and comes back after AckWait.
 var ErrDeadLetter = errors.New("weft/jetstream: dead-letter publish failed")
+
+// ErrRecordTooLarge is wrapped by the ErrDeadLetter error of a task that
+// cannot be stored in the dead-letter stream in any form: its own headers
+// and the Weft-Dead-* ones exceed what a record can hold (the server's
+// max_payload, or the 64 KiB of headers JetStream stores with a message;
+// a payload too large for one record is stored in parts, see
+// HeaderDeadParts). The task is not terminated: it stays in the work
+// queue until the server's MaxDeliver, and each attempt is reported.
+var ErrRecordTooLarge = errors.New("weft/jetstream: the dead-letter record is too large to store")

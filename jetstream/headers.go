@@ -1,6 +1,8 @@
 package jetstream
 
 import (
+	"math"
+	"net/textproto"
 	"strings"
 	"unicode/utf8"
 
@@ -31,6 +33,19 @@ const (
 	HeaderDeadSequence = "Weft-Dead-Sequence"
 	// HeaderDeadTime is when it was terminated (RFC 3339, UTC).
 	HeaderDeadTime = "Weft-Dead-Time"
+	// HeaderDeadParts is set on a record whose task did not fit the
+	// server's max_payload together with the Weft-Dead-* headers: the
+	// record has no payload, and this lists the sequences, in the
+	// dead-letter stream, of the part records that hold it, in order,
+	// comma-separated.
+	HeaderDeadParts = "Weft-Dead-Parts"
+	// HeaderDeadPartOf marks a part record: the Nats-Msg-Id of the
+	// record it belongs to ("weft-dead:<stream>:<sequence>").
+	// HeaderDeadPart is its place among the parts, from 0. A part has no
+	// other Weft-Dead-* header, and Replay takes it only through its
+	// record.
+	HeaderDeadPartOf = "Weft-Dead-Part-Of"
+	HeaderDeadPart   = "Weft-Dead-Part"
 )
 
 // copyHeaders copies a message's headers for a copy of it, leaving out
@@ -73,4 +88,32 @@ func boundReason(reason string, n int) string {
 		cut--
 	}
 	return reason[:cut] + mark
+}
+
+// maxHeaderBlock is the most header bytes JetStream stores with a message
+// (its store keeps their length in 16 bits): beyond it, the server
+// refuses the message whatever its max_payload.
+const maxHeaderBlock = math.MaxUint16
+
+// fits reports whether a message with headers h and payload data can be
+// published within limit (the server's max_payload) and stored.
+func fits(h nats.Header, data []byte, limit int) bool {
+	n := wireSize(h, nil)
+	return n <= maxHeaderBlock && n+len(data) <= limit
+}
+
+// wireSize is what a message counts against the server's max_payload:
+// its payload and its headers as nats.go encodes them.
+func wireSize(h nats.Header, data []byte) int {
+	n := len(data)
+	if len(h) == 0 {
+		return n
+	}
+	n += len("NATS/1.0\r\n") + len("\r\n")
+	for k, vs := range h {
+		for _, v := range vs {
+			n += len(k) + len(textproto.TrimString(v)) + len(": \r\n")
+		}
+	}
+	return n
 }

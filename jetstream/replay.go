@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
@@ -17,7 +19,11 @@ import (
 // from the dead-letter stream once the server has stored the copy (a
 // failure between the two leaves both: replayed twice, never lost).
 // Records of other streams (a dead-letter stream shared by several) are
-// left where they are. `weftjs replay` calls it.
+// left where they are. A record stored in parts (HeaderDeadParts) is
+// joined again, and its parts deleted with it; parts count as no tasks
+// of their own. A task that took up nearly all of max_payload when it was
+// published goes back without the headers the record added, its ID among
+// them, so that it fits again. `weftjs replay` calls it.
 func Replay(ctx context.Context, js natsjs.JetStream, cfg Config, limit int) (int, error) {
 	if js == nil {
 		return 0, fmt.Errorf("%w: nil JetStream handle", ErrConfig)
@@ -55,15 +61,71 @@ func Replay(ctx context.Context, js natsjs.JetStream, cfg Config, limit int) (in
 		}
 		m := nats.NewMsg(subj)
 		m.Data = raw.Data
+		var parts []uint64
+		if list := raw.Header.Get(HeaderDeadParts); list != "" {
+			if m.Data, parts, err = joinParts(ctx, dead, raw.Header, list); err != nil {
+				return done, fmt.Errorf("weft/jetstream: replay: record %d of %s: %w", seq, cfg.DeadLetterStream, err)
+			}
+		}
 		m.Header = copyHeaders(raw.Header, true)
 		m.Header.Del(HeaderDeliveries) // a fresh set of attempts
-		if _, err := js.PublishMsg(ctx, m, natsjs.WithExpectStream(cfg.Stream)); err != nil {
+		// Set here as well as by the option, so that fits counts it.
+		m.Header.Set(natsjs.ExpectedStreamHeader, cfg.Stream)
+		expect := []natsjs.PublishOpt{natsjs.WithExpectStream(cfg.Stream)}
+		if limit := int(js.Conn().MaxPayload()); !fits(m.Header, m.Data, limit) {
+			// A task that took up nearly all of max_payload when it was
+			// published: the two headers it may not have had then (its ID,
+			// which the dead-letter record adds, and the check of the
+			// stream) go, and it fits as it did then, under an ID of its
+			// own. The stream it went to is checked afterwards instead.
+			m.Header.Del(HeaderID)
+			if !fits(m.Header, m.Data, limit) {
+				m.Header.Del(natsjs.ExpectedStreamHeader)
+				expect = nil
+			}
+		}
+		ack, err := js.PublishMsg(ctx, m, expect...)
+		if err == nil && ack.Stream != cfg.Stream {
+			err = fmt.Errorf("stored on stream %s, which now holds the subject (the record is kept)", ack.Stream)
+		}
+		if err != nil {
 			return done, fmt.Errorf("weft/jetstream: replay: publishing record %d to %s on stream %s: %w", seq, subj, cfg.Stream, err)
 		}
-		if err := dead.DeleteMsg(ctx, seq); err != nil {
-			return done + 1, fmt.Errorf("weft/jetstream: replay: record %d replayed, but deleting it from %s failed (it may be replayed again): %w", seq, cfg.DeadLetterStream, err)
+		// The record before its parts: a part left behind is garbage that
+		// no record names, while a record whose parts were gone could not
+		// be replayed.
+		for _, del := range append([]uint64{seq}, parts...) {
+			if err := dead.DeleteMsg(ctx, del); err != nil && !errors.Is(err, natsjs.ErrMsgNotFound) {
+				return done + 1, fmt.Errorf("weft/jetstream: replay: record %d replayed, but deleting record %d from %s failed (it may be replayed again): %w", seq, del, cfg.DeadLetterStream, err)
+			}
 		}
 		done++
 	}
 	return done, nil
+}
+
+// joinParts reads the parts that list (a record's HeaderDeadParts) names
+// and returns their payloads joined, and their sequences. Each must be
+// the part of this record (HeaderDeadPartOf) in its place (HeaderDeadPart).
+func joinParts(ctx context.Context, dead natsjs.Stream, h nats.Header, list string) ([]byte, []uint64, error) {
+	id := deadRecordID(h.Get(HeaderDeadStream), h.Get(HeaderDeadSequence))
+	var data []byte
+	var seqs []uint64
+	for i, tok := range strings.Split(list, ",") {
+		seq, err := strconv.ParseUint(tok, 10, 64)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s %q: %w", HeaderDeadParts, list, err)
+		}
+		part, err := dead.GetMsg(ctx, seq)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading its part %d (record %d): %w", i, seq, err)
+		}
+		if part.Header.Get(HeaderDeadPartOf) != id || part.Header.Get(HeaderDeadPart) != strconv.Itoa(i) {
+			return nil, nil, fmt.Errorf("record %d is not its part %d (%s %q, %s %q)", seq, i,
+				HeaderDeadPartOf, part.Header.Get(HeaderDeadPartOf), HeaderDeadPart, part.Header.Get(HeaderDeadPart))
+		}
+		data = append(data, part.Data...)
+		seqs = append(seqs, seq)
+	}
+	return data, seqs, nil
 }

@@ -25,6 +25,7 @@ type Source struct {
 	cfg Config
 
 	puller   *puller
+	acker    acker
 	throttle throttle
 	stats    sourceCounters
 
@@ -65,6 +66,7 @@ func NewSource(ctx context.Context, js natsjs.JetStream, cfg Config) (*Source, e
 		return nil, err
 	}
 	s := &Source{js: js, nc: js.Conn(), cfg: cfg}
+	s.acker.nc = s.nc
 	s.puller = newPuller(s.nc, cfg.Stream, cfg.Consumer, s.returnStray)
 	s.throttle.init(cfg.PollWait)
 	s.backlog.Store(-1)
@@ -287,10 +289,14 @@ func (s *Source) failed(cons natsjs.Consumer, err error) error {
 	return fmt.Errorf("weft/jetstream: pull: %w", err)
 }
 
-// Close releases the inboxes the source keeps subscribed between polls.
-// Call it after the worker's Shutdown or Close; the source is not usable
-// afterwards.
-func (s *Source) Close() { s.puller.close() }
+// Close releases the inboxes the source keeps subscribed between polls
+// and the one acks are confirmed on (acks still waiting for their
+// confirmation fail). Call it after the worker's Shutdown or Close; the
+// source is not usable afterwards.
+func (s *Source) Close() {
+	s.puller.close()
+	s.acker.close()
+}
 
 // Lease returns the consumer's AckWait (as the server has it, which is
 // Config.AckWait unless the consumer existed before).

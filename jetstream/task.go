@@ -26,7 +26,10 @@ type task struct {
 	carried int
 }
 
-var _ intake.HandBacker = (*task)(nil)
+var (
+	_ intake.HandBacker = (*task)(nil)
+	_ intake.AsyncAcker = (*task)(nil)
+)
 
 func (s *Source) newTask(msg *nats.Msg) (*task, error) {
 	meta, err := msg.Metadata()
@@ -58,6 +61,16 @@ func (t *task) Deliveries() int { return t.carried + int(t.meta.NumDelivered) }
 // Ack waits for the server to confirm it (a double ack), so that a nil
 // error means the task will not come back.
 func (t *task) Ack(ctx context.Context) error { return t.msg.AckSync(nats.Context(ctx)) }
+
+// AckAsync is Ack without a goroutine waiting for the server's
+// confirmation: done hears it (see acker).
+func (t *task) AckAsync(ctx context.Context, timeout time.Duration, done func(error)) {
+	if t.msg.Reply == "" {
+		done(nats.ErrMsgNoReply)
+		return
+	}
+	t.src.acker.ack(ctx, t.msg.Reply, timeout, done)
+}
 
 // Nack asks for a redelivery after delay; the redelivery counts (the
 // handler failed). Like InProgress it is not confirmed: if it is lost,
