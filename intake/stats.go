@@ -1,6 +1,7 @@
 package intake
 
 import (
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -48,9 +49,11 @@ type Stats struct {
 	// -1 if the source does not say (it is not a Backlogger).
 	Backlog int64
 	// BacklogPerFreeSlot is Backlog divided by the slots not running a
-	// task (Max - InUse; at least 1), or -1 if either is unknown. An
-	// autoscaler adds workers while it stays above a threshold: the
-	// waiting work exceeds what the free slots will take.
+	// task (Max - InUse), or -1 if either is unknown. With no slot free
+	// it is +Inf while anything waits (and 0 when nothing does): no
+	// amount of waiting work fits. An autoscaler adds workers while it
+	// stays above a threshold: the waiting work exceeds what the free
+	// slots will take.
 	BacklogPerFreeSlot float64
 }
 
@@ -113,7 +116,21 @@ func (w *Worker) Stats() Stats {
 	}
 	s.BacklogPerFreeSlot = -1
 	if s.Backlog >= 0 && s.Slots.Max > 0 {
-		s.BacklogPerFreeSlot = float64(s.Backlog) / float64(max(s.Slots.Max-s.Slots.InUse, 1))
+		s.BacklogPerFreeSlot = perFreeSlot(s.Backlog, s.Slots.Max-s.Slots.InUse)
 	}
 	return s
+}
+
+// perFreeSlot is backlog divided by free slots; +Inf for a backlog with
+// no slot free (dividing by 1 instead, as this once did, reported a
+// backlog of 40 on a full worker as 40 per free slot: a figure that
+// looked finite and meant nothing).
+func perFreeSlot(backlog int64, free int) float64 {
+	switch {
+	case backlog == 0:
+		return 0
+	case free <= 0:
+		return math.Inf(1)
+	}
+	return float64(backlog) / float64(free)
 }

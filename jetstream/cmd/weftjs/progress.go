@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -34,8 +35,8 @@ func (p *progress) show(s intake.Stats) {
 	if s.Paused {
 		state = "PAUSED "
 	}
-	fmt.Fprintf(os.Stderr, "\r%s  acked %s  %6.0f/s  slots %d/%d in use  pollers %d  backlog %d (%.1f per free slot)  retries %d  poison %d   ",
-		state, done, p.rate, s.Slots.InUse, s.Slots.Max, s.Pollers, s.Backlog, s.BacklogPerFreeSlot, s.Nacked, s.Terminated)
+	fmt.Fprintf(os.Stderr, "\r%s  acked %s  %6.0f/s  slots %d/%d in use  pollers %d  backlog %d (%s)  retries %d  poison %d   ",
+		state, done, p.rate, s.Slots.InUse, s.Slots.Max, s.Pollers, s.Backlog, perFreeSlot(s.BacklogPerFreeSlot), s.Nacked, s.Terminated)
 }
 
 func printStats(s intake.Stats) {
@@ -43,4 +44,15 @@ func printStats(s intake.Stats) {
 		s.Received, s.Redelivered, s.Started, s.Acked, s.Nacked, s.Terminated, s.HandedBack, s.Failed, s.Panics, s.SettleErrors)
 	fmt.Fprintf(os.Stderr, "polls %d (empty %d, failed %d), poll time %v, pollers %d, heartbeats %d, slots in use %d, reserved %d\n",
 		s.Polls, s.EmptyPolls, s.PollErrors, s.PollTime, s.Pollers, s.Heartbeats, s.Slots.InUse, s.Slots.Reserved)
+}
+
+// perFreeSlot renders intake.Stats.BacklogPerFreeSlot.
+func perFreeSlot(x float64) string {
+	switch {
+	case x < 0:
+		return "per free slot unknown"
+	case math.IsInf(x, 1):
+		return "no free slot"
+	}
+	return fmt.Sprintf("%.1f per free slot", x)
 }
