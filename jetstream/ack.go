@@ -1,4 +1,4 @@
-package jetstream
+package weftjs
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package jetstream_test
+package weftjs_test
 
 import (
 	"context"

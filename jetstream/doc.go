@@ -1,5 +1,13 @@
-// Package jetstream is an intake.Source over NATS JetStream, so that
-// worker processes on many machines share one queue of tasks.
+// Package weftjs is an intake.Source over NATS JetStream, so that worker
+// processes on many machines share one queue of tasks. Its import path is
+// github.com/weftrt/weft/jetstream; its name is weftjs so that it does not
+// clash with nats.go's own jetstream package, which a user imports beside
+// it:
+//
+//	import (
+//		"github.com/nats-io/nats.go/jetstream"
+//		"github.com/weftrt/weft/jetstream" // package weftjs
+//	)
 //
 // # The protocol
 //
@@ -118,4 +126,4 @@
 //
 // The nested module keeps nats.go and nats-server out of weft's core
 // go.mod.
-package jetstream
+package weftjs
