@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -34,7 +33,8 @@ func TestReadmeProgram(t *testing.T) {
 	main := filepath.Join(dir, "main.go")
 	require.NoError(t, os.WriteFile(main, m[1], 0o644))
 
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool, err := exec.LookPath("go")
+	require.NoError(t, err, "the go command, to build the README's program")
 	out, err := exec.Command(goTool, "run", "./"+main).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Equal(t, "832040 1346269 [1 4 9] <nil>\n", string(out))
