@@ -108,11 +108,17 @@ func freshStream(b testing.TB, js natsjs.JetStream, name string) *weftjs.Source 
 // runWorker times an intake worker with default settings and 16 slots
 // through n tasks, up to the last ack confirmed.
 func runWorker(tb testing.TB, src *weftjs.Source, pool *scheduler.Pool, n int) time.Duration {
+	return runWorkerWith(tb, src, pool, n, 0)
+}
+
+// runWorkerWith is runWorker with maxPollers (0: the default).
+func runWorkerWith(tb testing.TB, src *weftjs.Source, pool *scheduler.Pool, n, maxPollers int) time.Duration {
 	start := time.Now()
 	w, err := intake.New(intake.Config{
-		Source:   src,
-		Supplier: slots.NewFixed(benchSlots),
-		Pool:     pool,
+		Source:     src,
+		Supplier:   slots.NewFixed(benchSlots),
+		Pool:       pool,
+		MaxPollers: maxPollers,
 		Handler: func(_ context.Context, _ *scheduler.Worker, t intake.Task) error {
 			work(t.Payload())
 			return nil
@@ -167,4 +173,39 @@ func runBare(tb testing.TB, src *weftjs.Source, _ *scheduler.Pool, n int) time.D
 	}
 	wg.Wait()
 	return time.Since(start)
+}
+
+// BenchmarkKeyedVsUnkeyed runs one worker (16 slots) in turn through
+// 5000 unkeyed tasks and 5000 tasks over 100 keys in 8 partitions (one
+// poller, as keyed order needs), and reports both rates and the keyed
+// rate as a share of the unkeyed one.
+func BenchmarkKeyedVsUnkeyed(b *testing.B) {
+	const tasks, keys = 5000, 100
+	srv := startServer(b)
+	js := connect(b, srv.url())
+	pool := newPool(b, runtime.GOMAXPROCS(0))
+	var unkeyed, keyed time.Duration
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		src := freshStream(b, js, fmt.Sprintf("unkeyed%d", i))
+		publishN(b, js, src.Subject(), 0, tasks)
+		b.StartTimer()
+		unkeyed += runWorker(b, src, pool, tasks)
+		src.Close()
+
+		b.StopTimer()
+		id := fmt.Sprintf("K%x", sha256.Sum256(fmt.Appendf(nil, "keyed%d%v", i, time.Now())))[:12]
+		src = newSource(b, js, weftjs.Config{
+			Stream: id, Subjects: []string{id + ".>"}, Partitions: 8,
+			PollWait: 100 * time.Millisecond, MaxAckPending: 10000, MemberTTL: time.Second,
+		})
+		publishKeyed(b, js, src.KeyedPrefix(), tasks, keys)
+		b.StartTimer()
+		keyed += runWorkerWith(b, src, pool, tasks, 1)
+		src.Close()
+	}
+	n := float64(b.N * tasks)
+	b.ReportMetric(n/unkeyed.Seconds(), "unkeyed-tasks/s")
+	b.ReportMetric(n/keyed.Seconds(), "keyed-tasks/s")
+	b.ReportMetric(unkeyed.Seconds()/keyed.Seconds(), "keyed/unkeyed")
 }

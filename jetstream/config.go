@@ -63,6 +63,42 @@ type Config struct {
 	// outside a poll that failed. It must not block.
 	OnError func(error)
 
+	// Partitions, when > 0, turns on keyed work (see the package doc,
+	// Keyed tasks): the stream gets a subject transform that stores a
+	// task published to "<base>.k.<token>" (PublishKeyed) on
+	// "<base>.p.<partition>.<token>", the partition being the server's
+	// hash of the key's token modulo Partitions, and the source reads
+	// one durable pull consumer per partition ("<Consumer>_p<i>"), each
+	// pinned to one worker process at a time, the partitions shared out
+	// evenly among the live workers. Unkeyed tasks ("<base>.<token>",
+	// Publish) are read as before, through Consumer, filtered to them.
+	// Subjects must then be one subject "<base>.>" (the default). 0: no
+	// partitions, the source works as it always did. At most
+	// MaxPartitions. Every worker of a stream must agree on it.
+	Partitions int
+	// PinnedTTL is how long a partition stays pinned to a worker that
+	// has stopped asking for its tasks (died, hung, cut off): then it
+	// moves to another. The worker asks at least every third of it,
+	// busy or not. Default: AckWait, so that the tasks a dead worker held
+	// are due for redelivery when its partitions move, and go first.
+	PinnedTTL time.Duration
+	// MemberTTL is how long a worker's entry in the member bucket lasts
+	// without a refresh (it refreshes every third of it): a dead worker's
+	// partitions are shared out again once it has expired (and PinnedTTL
+	// passed). Default 10s, at most PinnedTTL.
+	MemberTTL time.Duration
+	// MemberBucket is the JetStream key-value bucket where workers list
+	// themselves. Default: the stream's name followed by "_MEMBERS".
+	MemberBucket string
+	// MemberID names this worker in the member bucket; it must be unique
+	// among the live workers. Default: a random one.
+	MemberID string
+
+	// OnPartitions, if set, is told the partitions assigned to this
+	// worker each time they change (an empty list: none). It must not
+	// block.
+	OnPartitions func(owned []int)
+
 	// BindOnly makes NewSource only look the stream and the consumer up,
 	// never create them: for deployments that provision JetStream
 	// separately. (Without it, missing ones are created from this Config;
@@ -76,6 +112,14 @@ type Config struct {
 // twice; below 100ms a single round trip can use it up. (An AckWait of
 // 30ns is a unit slip for 30s.)
 const MinAckWait = 100 * time.Millisecond
+
+// MaxPartitions bounds Config.Partitions: each partition is a consumer
+// on the server, and a worker sweeps the ones it owns on every poll.
+const MaxPartitions = 1024
+
+// MinMemberTTL is the shortest PinnedTTL and MemberTTL a Source accepts:
+// a worker refreshes both every third of them.
+const MinMemberTTL = 300 * time.Millisecond
 
 // MinPollWait is the shortest PollWait a Source accepts: the server
 // takes a pull request's expiry in whole milliseconds, and a shorter wait
@@ -109,6 +153,17 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("%w: DeadLetterSubject: %w", ErrConfig, err)
 		}
 	}
+	if c.Partitions < 0 || c.Partitions > MaxPartitions {
+		return c, fmt.Errorf("%w: Partitions %d: want 0 (no keyed work) to %d", ErrConfig, c.Partitions, MaxPartitions)
+	}
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+	}{{"PinnedTTL", c.PinnedTTL}, {"MemberTTL", c.MemberTTL}} {
+		if f.v < 0 || (f.v > 0 && f.v < MinMemberTTL) {
+			return c, fmt.Errorf("%w: %s %v: want 0 (the default) or at least %v", ErrConfig, f.name, f.v, MinMemberTTL)
+		}
+	}
 	if c.Stream == "" {
 		c.Stream = "WEFT_TASKS"
 	}
@@ -135,6 +190,23 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.DeadLetterSubject == "" {
 		c.DeadLetterSubject = strings.ToLower(c.Stream) + "_dead"
+	}
+	if c.Partitions > 0 {
+		if len(c.Subjects) != 1 || !strings.HasSuffix(c.Subjects[0], ".>") {
+			return c, fmt.Errorf("%w: Subjects %q with Partitions %d: want one subject \"<base>.>\" (keyed tasks go to <base>.k.<token>, are stored on <base>.p.<partition>.<token>, unkeyed ones on <base>.<token>)", ErrConfig, c.Subjects, c.Partitions)
+		}
+		if c.PinnedTTL == 0 {
+			c.PinnedTTL = c.AckWait
+		}
+		if c.MemberTTL == 0 {
+			c.MemberTTL = min(10*time.Second, c.PinnedTTL)
+		}
+		if c.MemberTTL > c.PinnedTTL {
+			return c, fmt.Errorf("%w: MemberTTL %v above PinnedTTL %v: a dead worker's partitions cannot move before its pins lapse anyway, and its entry would keep them assigned to it after", ErrConfig, c.MemberTTL, c.PinnedTTL)
+		}
+		if c.MemberBucket == "" {
+			c.MemberBucket = c.Stream + "_MEMBERS"
+		}
 	}
 	return c, nil
 }
@@ -181,12 +253,51 @@ func (c Config) deadLetterStreamConfig() natsjs.StreamConfig {
 
 func (c Config) streamConfig() natsjs.StreamConfig {
 	return natsjs.StreamConfig{
-		Name:      c.Stream,
-		Subjects:  c.Subjects,
-		Retention: natsjs.WorkQueuePolicy,
-		Storage:   c.Storage,
-		Replicas:  c.Replicas,
+		Name:             c.Stream,
+		Subjects:         c.Subjects,
+		Retention:        natsjs.WorkQueuePolicy,
+		Storage:          c.Storage,
+		Replicas:         c.Replicas,
+		SubjectTransform: c.partitionTransform(),
 	}
+}
+
+// base is the stream's subject less its trailing ".>", with Partitions.
+func (c Config) base() string { return strings.TrimSuffix(c.Subjects[0], ".>") }
+
+// keyedPrefix is where keyed tasks are published (PublishKeyed).
+func (c Config) keyedPrefix() string { return c.base() + ".k" }
+
+// partitionSubject is what partition i's consumer reads.
+func (c Config) partitionSubject(i int) string { return fmt.Sprintf("%s.p.%d.*", c.base(), i) }
+
+// partitionTransform maps a keyed subject to its partition's with the
+// server's deterministic partition function (server 2.10+), which hashes
+// the key's token: a key always lands in the same partition, and
+// messages of one key keep their publish order there.
+func (c Config) partitionTransform() *natsjs.SubjectTransformConfig {
+	if c.Partitions == 0 {
+		return nil
+	}
+	return &natsjs.SubjectTransformConfig{
+		Source:      c.keyedPrefix() + ".*",
+		Destination: fmt.Sprintf("%s.p.{{partition(%d,1)}}.{{wildcard(1)}}", c.base(), c.Partitions),
+	}
+}
+
+// pinGroup is the priority group every partition consumer has.
+const pinGroup = "weft"
+
+// partitionConsumerConfig is partition i's consumer: pinned to one
+// client at a time (server 2.11+), filtered to its partition.
+func (c Config) partitionConsumerConfig(i int) natsjs.ConsumerConfig {
+	cc := c.consumerConfig()
+	cc.Durable = fmt.Sprintf("%s_p%d", c.Consumer, i)
+	cc.FilterSubject = c.partitionSubject(i)
+	cc.PriorityPolicy = natsjs.PriorityPolicyPinned
+	cc.PinnedTTL = c.PinnedTTL
+	cc.PriorityGroups = []string{pinGroup}
+	return cc
 }
 
 func (c Config) consumerConfig() natsjs.ConsumerConfig {
@@ -194,11 +305,18 @@ func (c Config) consumerConfig() natsjs.ConsumerConfig {
 	if maxDeliver == 0 {
 		maxDeliver = -1 // the server's "no limit"
 	}
-	return natsjs.ConsumerConfig{
+	cc := natsjs.ConsumerConfig{
 		Durable:       c.Consumer,
 		AckPolicy:     natsjs.AckExplicitPolicy,
 		AckWait:       c.AckWait,
 		MaxDeliver:    maxDeliver,
 		MaxAckPending: c.MaxAckPending,
 	}
+	if c.Partitions > 0 {
+		// On a work queue no two consumers may read one subject: the
+		// unkeyed one reads the one-token subjects under the base, and
+		// the partitions' have three tokens there.
+		cc.FilterSubject = c.base() + ".*"
+	}
+	return cc
 }

@@ -152,6 +152,9 @@ func union(a, b map[string]int) map[string]int {
 // crashChild is a crash-test worker process: it processes tasks until
 // SIGTERM, then shuts down gracefully.
 func crashChild() int {
+	if os.Getenv(keyedChildEnv) != "" {
+		return keyedChild()
+	}
 	fail := func(err error) int {
 		fmt.Fprintln(os.Stderr, "crash child:", err)
 		return 1

@@ -109,6 +109,64 @@
 // pauses, doubling the pause with each such answer in a row, with
 // jitter, up to a second (Stats.ThrottledPolls counts them).
 //
+// # Keyed tasks
+//
+// With Config.Partitions (N > 0), a task may carry a key (a customer, a
+// document), and the workers of a stream run each key's tasks in publish
+// order, one at a time, each key on one worker process at a time while
+// that worker lives. It rests on the server's own features:
+//
+//   - A producer publishes with PublishKeyed (or Source.PublishKey) to
+//     "<base>.k.<token>", the token the key in unpadded base64url (any
+//     key: dots, wildcards, spaces, any bytes), the key also in the
+//     Weft-Key header for people. The stream's subject transform (server
+//     2.10+) stores it on "<base>.p.{{partition(N,1)}}.<token>": the
+//     server's hash of the token picks the partition, so a key always
+//     lands in the same one, in publish order.
+//   - Each partition has its own durable pull consumer, "<Consumer>_p<i>",
+//     with the pinned-client priority policy (server 2.11+): the server
+//     delivers its messages to one client at a time, the pinned one, whose
+//     pull requests carry the pin ID the server gave it (Nats-Pin-Id); a
+//     request without it waits while another client is pinned, one with a
+//     stale pin gets a 423 status. A pin lapses after PinnedTTL without a
+//     request from its client; a worker renews the pins it holds every
+//     third of MemberTTL, busy or not.
+//   - Workers share the partitions out by rendezvous hashing with bounded
+//     loads over the live members, listed in a key-value bucket
+//     (MemberBucket) whose entries expire after MemberTTL unless renewed:
+//     every worker computes the same assignment from the same list, each
+//     gets N/members partitions or one more, and a join or a leave moves
+//     few. A worker pulls only the partitions assigned to it. One that
+//     loses a partition (a join) stops pulling it, finishes and settles
+//     the tasks it holds from it, then unpins it, so that the new owner,
+//     whose pulls the server held back meanwhile, starts after the last
+//     of them. A worker that dies keeps its pins until PinnedTTL passes.
+//   - Inside a worker, intake runs a key's tasks one at a time, in the
+//     order it got them (intake.Keyed). A keyed source is polled by one
+//     poller (Run sets MaxPollers 1): two polls answered at once would
+//     reach the worker in either order.
+//
+// Unkeyed tasks ("<base>.<token>", Publish) go through Consumer, filtered
+// to them, and share the worker's slots with the partitions.
+//
+// What holds: a key's tasks run in publish order and never two at once
+// while the worker holding its partition lives and reaches the server.
+// They run again, out of order, when they are redelivered: a task
+// that failed (its retry comes after the key's later tasks: JetStream
+// cannot hold a key back as MemQueue does), one whose ack was lost, one a
+// dead worker held. When a worker dies or is cut off for longer than
+// PinnedTTL, another takes its partitions: the tasks it had running may
+// still be running there (at least once), so one key may run on two
+// workers within that window, and its held tasks run again after AckWait.
+// With PinnedTTL at least AckWait (the default) they are due before the
+// partition moves, and come first. Handlers must be idempotent.
+//
+// Tasks handed back unrun (shutdown, pause) are not republished, which
+// would put them behind their key's later tasks: they are Nak'd, in
+// stream order, once the worker holds no other task of their partition,
+// and run again first. Such a return counts a delivery: leave MaxDeliver
+// room for the restarts you expect.
+//
 // # When the server goes away
 //
 // Connect sets nats.go to reconnect forever, with jitter, and to fail

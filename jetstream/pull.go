@@ -33,6 +33,16 @@ type puller struct {
 
 	mu   sync.Mutex
 	idle []*inbox // inboxes with no request outstanding
+
+	// group, for a partition's consumer, is the priority group its pull
+	// requests name; pin is the pin ID the server gave this client (on
+	// the Nats-Pin-Id header of the messages it delivers), "" while it
+	// has none. Every request carries the pin: the server answers one
+	// whose pin is stale with a 423 status, and one without a pin waits
+	// while another client holds the partition.
+	group string
+	pinMu sync.Mutex
+	pin   string
 }
 
 // inbox is a subscription that answers one request at a time. It goes
@@ -49,6 +59,13 @@ type pullRequest struct {
 	Batch   int           `json:"batch"`
 	Expires time.Duration `json:"expires,omitempty"`
 	NoWait  bool          `json:"no_wait,omitempty"`
+	// Group and PinID are the priority group and the pin of a pinned
+	// consumer's request.
+	Group string `json:"group,omitempty"`
+	PinID string `json:"id,omitempty"`
+	// MaxBytes, set to 1 in a keep-alive, lets no message through: the
+	// request only renews the pin it carries.
+	MaxBytes int `json:"max_bytes,omitempty"`
 }
 
 func newPuller(nc *nats.Conn, stream, consumer string, stray func(*nats.Msg)) *puller {
@@ -69,6 +86,43 @@ var errConnLost = errors.New("the connection was lost while the pull request wai
 // (see throttle).
 var errComeBackLater = errors.New("come back later")
 
+// errPinLost is the 423 status: the pin the request carried is not the
+// partition's (it lapsed, or the partition was unpinned); the puller has
+// forgotten it, and the next request asks for a new one.
+var errPinLost = errors.New("the partition's pin was lost (423)")
+
+// headerPinID is the header on which a pinned consumer's messages carry
+// the pin of the client they are delivered to.
+const headerPinID = "Nats-Pin-Id"
+
+func (p *puller) getPin() string {
+	p.pinMu.Lock()
+	defer p.pinMu.Unlock()
+	return p.pin
+}
+
+// setPin records the pin a message came with. A message delivered to a
+// request that carried a pin comes with that same pin (the server
+// answers a stale one with a 423, never with messages), so this only
+// changes the pin when the request carried none.
+func (p *puller) setPin(sent, got string) {
+	p.pinMu.Lock()
+	defer p.pinMu.Unlock()
+	if p.pin == sent {
+		p.pin = got
+	}
+}
+
+// dropPin forgets the pin, if it is still sent: the server has said it is
+// stale, or the partition was unpinned.
+func (p *puller) dropPin(sent string) {
+	p.pinMu.Lock()
+	defer p.pinMu.Unlock()
+	if p.pin == sent {
+		p.pin = ""
+	}
+}
+
 // pull asks for up to n messages, waiting up to wait for the first.
 func (p *puller) pull(ctx context.Context, n int, wait time.Duration) ([]*nats.Msg, error) {
 	n = min(n, maxPull)
@@ -76,7 +130,11 @@ func (p *puller) pull(ctx context.Context, n int, wait time.Duration) ([]*nats.M
 	if err != nil {
 		return nil, err
 	}
-	req, _ := json.Marshal(pullRequest{Batch: n, Expires: wait, NoWait: true})
+	pin := ""
+	if p.group != "" {
+		pin = p.getPin()
+	}
+	req, _ := json.Marshal(pullRequest{Batch: n, Expires: wait, NoWait: true, Group: p.group, PinID: pin})
 	if err := p.nc.PublishRequest(p.subject, ib.sub.Subject, req); err != nil {
 		p.discard(ib)
 		return nil, err
@@ -101,11 +159,11 @@ func (p *puller) pull(ctx context.Context, n int, wait time.Duration) ([]*nats.M
 				return msgs, errConnLost
 			}
 		case m := <-ib.ch:
-			done, err := p.answer(m, &msgs)
+			done, err := p.answer(m, &msgs, pin)
 			if !done {
 				continue
 			}
-			if len(msgs) == n || err == nil || errors.Is(err, errComeBackLater) || isRequestOver(err) {
+			if len(msgs) == n || err == nil || errors.Is(err, errComeBackLater) || errors.Is(err, errPinLost) || isRequestOver(err) {
 				p.put(ib)
 			} else {
 				p.discard(ib)
@@ -133,8 +191,17 @@ func (p *puller) pull(ctx context.Context, n int, wait time.Duration) ([]*nats.M
 // is a task whatever its headers and body (a producer may publish an
 // empty message with a Status header), and a status never ends a request
 // unless it comes from the server.
-func (p *puller) answer(m *nats.Msg, msgs *[]*nats.Msg) (bool, error) {
+//
+// A pinned consumer's message carries the pin this client holds from now
+// on; a 423 status says the pin the request carried is stale, and it is
+// forgotten (as nats.go does), so that the next request asks afresh.
+func (p *puller) answer(m *nats.Msg, msgs *[]*nats.Msg, pin string) (bool, error) {
 	if m.Reply != "" {
+		if p.group != "" {
+			if got := m.Header.Get(headerPinID); got != "" {
+				p.setPin(pin, got)
+			}
+		}
 		*msgs = append(*msgs, m)
 		return len(*msgs) == cap(*msgs), nil
 	}
@@ -152,6 +219,9 @@ func (p *puller) answer(m *nats.Msg, msgs *[]*nats.Msg) (bool, error) {
 			return true, errComeBackLater
 		}
 		return true, nil // the request expired
+	case "423":
+		p.dropPin(pin)
+		return true, errPinLost
 	case "409":
 		if len(*msgs) == 0 && strings.HasPrefix(m.Header.Get("Description"), "Exceeded MaxWaiting") {
 			return true, errComeBackLater

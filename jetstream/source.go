@@ -32,6 +32,9 @@ type Source struct {
 	mu   sync.Mutex
 	cons natsjs.Consumer // nil until bound, and again after a poll failed
 
+	// keyed reads the partitions, with Config.Partitions; nil without.
+	keyed *keyed
+
 	// backlog is the consumer's count of messages not yet delivered, as
 	// the last message polled reported it (0 after a poll found none).
 	backlog atomic.Int64
@@ -71,8 +74,17 @@ func NewSource(ctx context.Context, js natsjs.JetStream, cfg Config) (*Source, e
 	s.throttle.init(cfg.PollWait)
 	s.backlog.Store(-1)
 	s.lease.Store(int64(cfg.AckWait))
+	if cfg.Partitions > 0 {
+		s.keyed = newKeyed(s)
+	}
 	if err := s.setUp(ctx); err != nil {
+		if s.keyed != nil && s.keyed.sink != nil {
+			_ = s.keyed.sink.Unsubscribe()
+		}
 		return nil, err
+	}
+	if s.keyed != nil {
+		s.keyed.start()
 	}
 	return s, nil
 }
@@ -83,6 +95,9 @@ func NewSource(ctx context.Context, js natsjs.JetStream, cfg Config) (*Source, e
 func (s *Source) setUp(ctx context.Context) error {
 	for try := 1; ; try++ {
 		_, err := s.consumer(ctx)
+		if err == nil && s.keyed != nil {
+			err = s.keyed.bind(ctx)
+		}
 		if err == nil && !s.cfg.NoDeadLetter {
 			err = s.bindDeadLetter(ctx)
 		}
@@ -160,8 +175,14 @@ func (s *Source) bind(ctx context.Context) (natsjs.Consumer, error) {
 // ensureStream looks a stream up, creating it unless it exists or
 // BindOnly.
 func (s *Source) ensureStream(ctx context.Context, cfg natsjs.StreamConfig) error {
-	_, err := s.js.Stream(ctx, cfg.Name)
-	if err == nil || s.cfg.BindOnly || !errors.Is(err, natsjs.ErrStreamNotFound) {
+	st, err := s.js.Stream(ctx, cfg.Name)
+	if err == nil {
+		if cfg.Name == s.cfg.Stream {
+			return s.checkTransform(st.CachedInfo())
+		}
+		return nil
+	}
+	if s.cfg.BindOnly || !errors.Is(err, natsjs.ErrStreamNotFound) {
 		return err
 	}
 	_, err = s.js.CreateStream(ctx, cfg)
@@ -169,6 +190,22 @@ func (s *Source) ensureStream(ctx context.Context, cfg natsjs.StreamConfig) erro
 		return nil
 	}
 	return err
+}
+
+// checkTransform refuses a stream whose keyed tasks would not land in the
+// partitions this source reads: one made without Partitions, or with
+// another count.
+func (s *Source) checkTransform(info *natsjs.StreamInfo) error {
+	want := s.cfg.partitionTransform()
+	if want == nil || info == nil {
+		return nil
+	}
+	got := info.Config.SubjectTransform
+	if got == nil || got.Source != want.Source || got.Destination != want.Destination {
+		return fmt.Errorf("%w: stream %s has subject transform %v: Partitions %d needs %s -> %s (a stream made without partitions, or with another count: make a new one, or edit it and every worker's Partitions together)",
+			ErrConfig, s.cfg.Stream, got, s.cfg.Partitions, want.Source, want.Destination)
+	}
+	return nil
 }
 
 // unbind forgets the consumer after a failure, so that the next poll
@@ -183,7 +220,12 @@ func (s *Source) unbind(cons natsjs.Consumer) {
 
 // Poll asks the consumer for up to n messages with one pull request,
 // which waits up to PollWait for the first and returns as soon as there
-// are any. While the connection is down it waits for it to come back, up
+// are any. With Partitions it sweeps the partitions assigned to this
+// worker and the unkeyed consumer instead, asking each in turn for what
+// is left of n, until it has tasks or PollWait has passed; a partitioned
+// source must be polled by one poller (intake.Config.MaxPollers 1, as
+// Run sets it): the worker takes the tasks of two polls answered at once
+// in either order, which would put a key's tasks out of order. While the connection is down it waits for it to come back, up
 // to PollWait, so that polling resumes as soon as it does; once the
 // connection is closed for good it fails with ErrConnClosed.
 func (s *Source) Poll(ctx context.Context, n int) ([]intake.Task, error) {
@@ -193,6 +235,13 @@ func (s *Source) Poll(ctx context.Context, n int) ([]intake.Task, error) {
 	cons, err := s.consumer(ctx)
 	if err != nil {
 		return nil, s.failed(nil, err)
+	}
+	if s.keyed != nil {
+		if err := s.keyed.bind(ctx); err != nil {
+			return nil, s.failed(nil, err)
+		}
+		tasks, err := s.keyed.poll(ctx, n)
+		return tasks, s.failed(cons, err)
 	}
 	msgs, err := s.puller.pull(ctx, n, s.cfg.PollWait)
 	tasks := make([]intake.Task, 0, len(msgs))
@@ -293,7 +342,16 @@ func (s *Source) failed(cons natsjs.Consumer, err error) error {
 // and the one acks are confirmed on (acks still waiting for their
 // confirmation fail). Call it after the worker's Shutdown or Close; the
 // source is not usable afterwards.
+//
+// With Partitions it also lets go of the partitions this worker holds,
+// so that they move to the others at once, and leaves the member bucket.
 func (s *Source) Close() {
+	if s.keyed != nil {
+		s.keyed.close()
+		for _, p := range s.keyed.parts[:len(s.keyed.parts)-1] {
+			p.puller.close()
+		}
+	}
 	s.puller.close()
 	s.acker.close()
 }
@@ -329,4 +387,33 @@ func (s *Source) Subject() string {
 		return subj[:n-1] + "task"
 	}
 	return subj
+}
+
+// KeyedPrefix is the subject prefix keyed tasks are published under
+// (PublishKeyed, KeyedSubject): "<base>.k" ("weft_tasks.k"), or "" when
+// the source has no Partitions.
+func (s *Source) KeyedPrefix() string {
+	if s.cfg.Partitions == 0 {
+		return ""
+	}
+	return s.cfg.keyedPrefix()
+}
+
+// PublishKey adds a task with key to the stream (see PublishKeyed) and
+// waits for the server to store it. The source must have Partitions.
+func (s *Source) PublishKey(ctx context.Context, key string, payload []byte) error {
+	if s.cfg.Partitions == 0 {
+		return fmt.Errorf("%w: PublishKey on stream %s, which has no Partitions: keyed tasks need Config.Partitions > 0", ErrConfig, s.cfg.Stream)
+	}
+	_, err := PublishKeyed(ctx, s.js, s.cfg.keyedPrefix(), key, payload)
+	return err
+}
+
+// OwnedPartitions returns the partitions assigned to this worker now,
+// as the member loop last shared them out (nil without Partitions).
+func (s *Source) OwnedPartitions() []int {
+	if s.keyed == nil {
+		return nil
+	}
+	return s.keyed.ownedNow()
 }

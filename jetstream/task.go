@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -24,11 +25,22 @@ type task struct {
 	// copy's HeaderDeliveries says (0 for a message as its producer
 	// published it).
 	carried int
+
+	// part is the partition a keyed task came from (nil for an unkeyed
+	// one); counted says it counts in the partition's held tasks (a
+	// message that came outside a poll does not).
+	part    *partition
+	counted bool
+	// released is set by the first settlement that ends the task's hold
+	// on its partition: the CAS makes it end once, whichever of a
+	// settlement and an async ack's confirmation comes first.
+	released atomic.Bool
 }
 
 var (
 	_ intake.HandBacker = (*task)(nil)
 	_ intake.AsyncAcker = (*task)(nil)
+	_ intake.Keyed      = (*task)(nil)
 )
 
 func (s *Source) newTask(msg *nats.Msg) (*task, error) {
@@ -45,7 +57,28 @@ func (s *Source) newTask(msg *nats.Msg) (*task, error) {
 	if n, err := strconv.Atoi(msg.Header.Get(HeaderDeliveries)); err == nil && n > 0 {
 		t.carried = n
 	}
+	if s.keyed != nil {
+		if p := s.keyed.byCon[meta.Consumer]; p != nil && p.index >= 0 {
+			t.part = p
+		}
+	}
 	return t, nil
+}
+
+// Key is a keyed task's key, from its subject's last token (see
+// KeyedSubject); "" for an unkeyed task.
+func (t *task) Key() string {
+	if t.part == nil {
+		return ""
+	}
+	return keyOfSubject(t.msg.Subject)
+}
+
+// release ends a keyed task's hold on its partition, once.
+func (t *task) release(handedBack bool) {
+	if t.part != nil && t.released.CompareAndSwap(false, true) {
+		t.src.keyed.settled(t, handedBack)
+	}
 }
 
 // ID is the message's stream sequence, the same on every delivery; a
@@ -60,14 +93,22 @@ func (t *task) Deliveries() int { return t.carried + int(t.meta.NumDelivered) }
 
 // Ack waits for the server to confirm it (a double ack), so that a nil
 // error means the task will not come back.
-func (t *task) Ack(ctx context.Context) error { return t.msg.AckSync(nats.Context(ctx)) }
+func (t *task) Ack(ctx context.Context) error {
+	defer t.release(false)
+	return t.msg.AckSync(nats.Context(ctx))
+}
 
 // AckAsync is Ack without a goroutine waiting for the server's
 // confirmation: done hears it (see acker).
 func (t *task) AckAsync(ctx context.Context, timeout time.Duration, done func(error)) {
 	if t.msg.Reply == "" {
+		t.release(false)
 		done(nats.ErrMsgNoReply)
 		return
+	}
+	if t.part != nil {
+		inner := done
+		done = func(err error) { t.release(false); inner(err) }
 	}
 	t.src.acker.ack(ctx, t.msg.Reply, timeout, done)
 }
@@ -76,6 +117,7 @@ func (t *task) AckAsync(ctx context.Context, timeout time.Duration, done func(er
 // handler failed). Like InProgress it is not confirmed: if it is lost,
 // AckWait redelivers.
 func (t *task) Nack(_ context.Context, delay time.Duration) error {
+	defer t.release(false)
 	if delay <= 0 {
 		return t.msg.Nak()
 	}
@@ -94,7 +136,17 @@ func (t *task) InProgress(context.Context) error { return t.msg.InProgress() }
 // original is acked. A crash between the two leaves both: the task may run
 // twice, as at-least-once allows, but is never lost. If the copy cannot be
 // published, the original is returned with a Nak (which counts).
+//
+// A keyed task is not republished (the copy would go behind its key's
+// later tasks): it is Nak'd, which counts a delivery, together with the
+// other tasks of its partition handed back, in stream order, once the
+// worker holds no other task of the partition (see partition.returned),
+// so that the key's tasks run again first, in order.
 func (t *task) HandBack(ctx context.Context) error {
+	if t.part != nil {
+		t.release(true)
+		return nil
+	}
 	if err := t.src.republish(ctx, t, t.Deliveries()-1); err != nil {
 		if nerr := t.msg.Nak(); nerr != nil {
 			return fmt.Errorf("weft/jetstream: handing task %s back: %w; the Nak failed too (it comes back after AckWait): %w", t.id, err, nerr)
@@ -115,6 +167,7 @@ func (t *task) HandBack(ctx context.Context) error {
 // advisory, bounded (see boundReason). If the dead-letter copy cannot be
 // stored, the task is not terminated: it comes back after AckWait.
 func (t *task) Terminate(ctx context.Context, reason string) error {
+	defer t.release(false)
 	if t.msg.Reply == "" {
 		return nats.ErrMsgNoReply
 	}

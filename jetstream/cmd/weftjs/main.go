@@ -44,6 +44,9 @@ type options struct {
 	ackWait  time.Duration
 	maxDeliv int
 	stay     bool
+	parts    int    // -partitions
+	keys     int    // -keys
+	check    bool   // -check-order
 	sec      secure // credentials and TLS, as the nats CLI takes them
 }
 
@@ -59,6 +62,9 @@ func parseFlags() options {
 	flag.DurationVar(&o.ackWait, "ackwait", 30*time.Second, "the consumer's AckWait: a task's lease")
 	flag.IntVar(&o.maxDeliv, "maxdeliver", 5, "the consumer's MaxDeliver; a task failing this often less one is terminated")
 	flag.BoolVar(&o.stay, "stay", false, "keep running once the published tasks are done")
+	flag.IntVar(&o.parts, "partitions", 0, "partitions for keyed tasks (the stream's subject transform and one pinned consumer each; every worker must agree); 0: no keyed work")
+	flag.IntVar(&o.keys, "keys", 0, "publish the tasks over this many keys (task i gets key i mod keys); needs -partitions; 0: unkeyed")
+	flag.BoolVar(&o.check, "check-order", false, "check each key's tasks run in publish order and one at a time in this process, and count the runs that do not")
 	o.sec.register(flag.CommandLine)
 	flag.Parse()
 	o.sec.fromEnv(flag.CommandLine, os.LookupEnv)
@@ -80,6 +86,15 @@ func main() {
 }
 
 func run(o options) error {
+	if o.keys < 0 || o.parts < 0 {
+		return fmt.Errorf("-keys %d, -partitions %d: want >= 0", o.keys, o.parts)
+	}
+	if o.keys > 0 && o.parts == 0 {
+		return fmt.Errorf("-keys %d without -partitions: keyed tasks need a partitioned stream (say -partitions 8)", o.keys)
+	}
+	if o.check && o.keys == 0 {
+		return errors.New("-check-order without -keys: only keyed tasks have an order to check")
+	}
 	secOpts, err := o.sec.options(o.url != "")
 	if err != nil {
 		return err
@@ -102,12 +117,21 @@ func run(o options) error {
 	defer cancel()
 	src, err := weftjs.NewSource(ctx, js, weftjs.Config{
 		Stream: o.stream, Consumer: o.consumer, AckWait: o.ackWait, MaxDeliver: o.maxDeliv,
+		Partitions: o.parts,
+		OnPartitions: func(owned []int) {
+			fmt.Fprintf(os.Stderr, "\npartitions of this worker: %v\n", owned)
+		},
 	})
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	if err := publish(ctx, js, src.Subject(), o.tasks); err != nil {
+	if o.keys > 0 {
+		err = publishKeyed(ctx, js, src.KeyedPrefix(), o.tasks, o.keys)
+	} else {
+		err = publish(ctx, js, src.Subject(), o.tasks)
+	}
+	if err != nil {
 		return err
 	}
 
@@ -119,12 +143,23 @@ func run(o options) error {
 		return err
 	}
 	defer pool.Close()
+	h := handler(o.work)
+	var order *orderCheck
+	if o.check {
+		order = newOrderCheck(o.keys)
+		h = order.wrap(h)
+	}
+	maxPollers := 0
+	if o.parts > 0 {
+		maxPollers = 1 // keyed order needs one poller (see weftjs.Source.Poll)
+	}
 	w, err := intake.New(intake.Config{
 		Source:        src,
 		Supplier:      slots.NewFixed(o.slots),
 		Pool:          pool,
 		MaxDeliveries: max(o.maxDeliv-1, 0),
-		Handler:       handler(o.work),
+		MaxPollers:    maxPollers,
+		Handler:       h,
 		OnError:       func(err error) { fmt.Fprintf(os.Stderr, "\n%v\n", err) },
 	})
 	if err != nil {
@@ -142,6 +177,9 @@ func run(o options) error {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	printStats(w.Stats())
+	if order != nil {
+		order.print()
+	}
 	return nil
 }
 
@@ -180,6 +218,32 @@ func publish(ctx context.Context, js natsjs.JetStream, subject string, n int) er
 		var acks []natsjs.PubAckFuture
 		for i := lo; i < min(lo+window, n); i++ {
 			f, err := js.PublishAsync(subject, fmt.Appendf(nil, "%d", i))
+			if err != nil {
+				return err
+			}
+			acks = append(acks, f)
+		}
+		for _, f := range acks {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				return err
+			case <-ctx.Done():
+				return errors.New("publishing: " + ctx.Err().Error())
+			}
+		}
+	}
+	return nil
+}
+
+// publishKeyed publishes n tasks over keys keys: task i, payload i, has
+// key "key-<i mod keys>", and is its key's task number i / keys.
+func publishKeyed(ctx context.Context, js natsjs.JetStream, prefix string, n, keys int) error {
+	const window = 512
+	for lo := 0; lo < n; lo += window {
+		var acks []natsjs.PubAckFuture
+		for i := lo; i < min(lo+window, n); i++ {
+			f, err := weftjs.PublishKeyedAsync(js, prefix, fmt.Sprintf("key-%d", i%keys), fmt.Appendf(nil, "%d", i))
 			if err != nil {
 				return err
 			}

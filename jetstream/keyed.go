@@ -1,0 +1,122 @@
+package weftjs
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
+)
+
+// HeaderKey holds a keyed task's key as its producer gave it, for people
+// reading the stream (`nats stream view`). It is informational: the key a
+// worker uses is the one encoded in the subject (KeyedSubject), which is
+// also what the server partitions on, so that the two cannot disagree.
+// It is left out for a key that a header cannot carry (line breaks,
+// control characters).
+const HeaderKey = "Weft-Key"
+
+// MaxKeyLen bounds a key, in bytes: its encoding makes a subject token
+// about 4/3 as long, and a subject must fit the server's control line
+// (4 KiB by default) with the rest of the subject.
+const MaxKeyLen = 1024
+
+// keyEncoding turns any key into one subject token: unpadded base64url
+// uses only letters, digits, '-' and '_', none of which NATS gives a
+// meaning ('.', '*', '>' and white space would split or wildcard the
+// subject). It is injective, so two keys never share a token.
+var keyEncoding = base64.RawURLEncoding
+
+// checkKey refuses what cannot be a key.
+func checkKey(key string) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("%w: empty key: a task without a key is published with Publish, to the unkeyed subject", ErrConfig)
+	case len(key) > MaxKeyLen:
+		return fmt.Errorf("%w: key of %d bytes: want at most MaxKeyLen (%d) bytes", ErrConfig, len(key), MaxKeyLen)
+	}
+	return nil
+}
+
+// KeyToken is the subject token that carries key: its unpadded base64url
+// encoding.
+func KeyToken(key string) string { return keyEncoding.EncodeToString([]byte(key)) }
+
+// KeyedSubject is the subject a task with key is published to, under
+// prefix, the stream's keyed prefix (Source.KeyedPrefix: "weft_tasks.k"
+// for the default stream): prefix + "." + KeyToken(key). The stream's
+// subject transform stores it on the subject of the key's partition.
+func KeyedSubject(prefix, key string) string { return prefix + "." + KeyToken(key) }
+
+// PartitionOf returns the partition, of n, that the server's
+// {{partition(n,1)}} transform puts key in: the FNV-1a hash of the key's
+// token modulo n, as nats-server computes it.
+func PartitionOf(key string, n int) int {
+	if n <= 0 {
+		return 0
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(KeyToken(key)))
+	return int(h.Sum32() % uint32(n))
+}
+
+// PublishKeyed publishes a task with key to the keyed subject under
+// prefix (see KeyedSubject) and waits for the server to store it. A
+// stream set up with Config.Partitions puts it in the key's partition,
+// whose tasks one worker at a time runs, in publish order (see the
+// package doc, Keyed tasks). opts are nats.go's publish options
+// (natsjs.WithMsgID, say).
+func PublishKeyed(ctx context.Context, js natsjs.JetStream, prefix, key string, payload []byte, opts ...natsjs.PublishOpt) (*natsjs.PubAck, error) {
+	m, err := keyedMsg(prefix, key, payload)
+	if err != nil {
+		return nil, err
+	}
+	return js.PublishMsg(ctx, m, opts...)
+}
+
+// PublishKeyedAsync is PublishKeyed without waiting: the future tells
+// when the server stored the task. Tasks of one key published async from
+// one connection are stored in the order they were published.
+func PublishKeyedAsync(js natsjs.JetStream, prefix, key string, payload []byte, opts ...natsjs.PublishOpt) (natsjs.PubAckFuture, error) {
+	m, err := keyedMsg(prefix, key, payload)
+	if err != nil {
+		return nil, err
+	}
+	return js.PublishMsgAsync(m, opts...)
+}
+
+func keyedMsg(prefix, key string, payload []byte) (*nats.Msg, error) {
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	if err := checkSubject(prefix, false); err != nil {
+		return nil, fmt.Errorf("%w: keyed prefix: %w", ErrConfig, err)
+	}
+	m := nats.NewMsg(KeyedSubject(prefix, key))
+	m.Data = payload
+	if headerSafe(key) {
+		m.Header.Set(HeaderKey, key)
+	}
+	return m, nil
+}
+
+// headerSafe reports whether a header value can carry s unchanged.
+func headerSafe(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) &&
+		strings.TrimSpace(s) == s
+}
+
+// keyOfSubject returns the key a partition subject carries in its last
+// token. A token that is not a key's encoding (a message someone put on
+// the partition subject by hand) is its own key: its tasks are still
+// kept in order, with each other.
+func keyOfSubject(subj string) string {
+	tok := subj[strings.LastIndexByte(subj, '.')+1:]
+	if b, err := keyEncoding.DecodeString(tok); err == nil {
+		return string(b)
+	}
+	return tok
+}

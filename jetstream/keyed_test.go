@@ -1,0 +1,111 @@
+package weftjs_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	natsjs "github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+	"github.com/weftrt/weft/intake"
+	weftjs "github.com/weftrt/weft/jetstream"
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/slots"
+)
+
+// publishKeyed publishes n keyed tasks over keys keys, round robin, each
+// payload "key/seq" with seq the task's place among its key's.
+func publishKeyed(t testing.TB, js natsjs.JetStream, prefix string, n, keys int) {
+	t.Helper()
+	const window = 256
+	for lo := 0; lo < n; lo += window {
+		var acks []natsjs.PubAckFuture
+		for i := lo; i < min(lo+window, n); i++ {
+			key := keyName(i % keys)
+			f, err := weftjs.PublishKeyedAsync(js, prefix, key, fmt.Appendf(nil, "%s/%d", key, i/keys))
+			require.NoError(t, err)
+			acks = append(acks, f)
+		}
+		for _, f := range acks {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				require.NoError(t, err)
+			case <-time.After(10 * time.Second):
+				t.Fatal("publish not acknowledged")
+			}
+		}
+	}
+}
+
+// keyName gives keys the characters a subject cannot hold, so that the
+// encoding is exercised.
+func keyName(i int) string { return fmt.Sprintf("cust. *>%d é", i) }
+
+func parseKeyed(t testing.TB, payload []byte) (string, int) {
+	key, seq, ok := strings.Cut(string(payload), "/")
+	n, err := strconv.Atoi(seq)
+	require.True(t, ok && err == nil, "payload %q", payload)
+	return key, n
+}
+
+// One worker, keyed tasks: every task runs once, each key's in publish
+// order, never two of a key at once, and Key is the key published.
+func TestKeyedOneWorker(t *testing.T) {
+	const n, keys = 2000, 50
+	srv := startServer(t)
+	js := connect(t, srv.url())
+	cfg := weftjs.Config{Stream: "KEYED1", Partitions: 4, PollWait: 200 * time.Millisecond, MemberTTL: time.Second}
+	src := newSource(t, js, cfg)
+	defer src.Close()
+	require.Equal(t, "keyed1.k", src.KeyedPrefix())
+	publishKeyed(t, js, src.KeyedPrefix(), n, keys)
+	require.NoError(t, src.Publish(context.Background(), []byte("unkeyed/0")))
+
+	var mu sync.Mutex
+	next := map[string]int{}
+	running := map[string]bool{}
+	var bad []string
+	w := newWorker(t, intake.Config{
+		Source: src, Supplier: slots.NewFixed(16), Pool: newPool(t, 4), MaxPollers: 1,
+		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+			key, seq := parseKeyed(t, task.Payload())
+			got := task.(intake.Keyed).Key()
+			mu.Lock()
+			if key == "unkeyed" {
+				if got != "" {
+					bad = append(bad, "unkeyed task has key "+got)
+				}
+				next[key]++
+				mu.Unlock()
+				return nil
+			}
+			if got != key {
+				bad = append(bad, fmt.Sprintf("Key %q, published with %q", got, key))
+			}
+			if running[key] {
+				bad = append(bad, "overlap on "+key)
+			}
+			if next[key] != seq {
+				bad = append(bad, fmt.Sprintf("%s: ran %d, expected %d", key, seq, next[key]))
+			}
+			running[key] = true
+			next[key] = seq + 1
+			mu.Unlock()
+			time.Sleep(50 * time.Microsecond)
+			mu.Lock()
+			running[key] = false
+			mu.Unlock()
+			return nil
+		},
+	})
+	eventually(t, 60*time.Second, func() bool { return w.Stats().Acked == n+1 }, "all tasks acked")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Empty(t, bad)
+	require.Equal(t, []int{0, 1, 2, 3}, src.OwnedPartitions())
+}

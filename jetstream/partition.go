@@ -1,0 +1,518 @@
+package weftjs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+	"github.com/weftrt/weft/intake"
+)
+
+// partition is one consumer a keyed source reads: a partition's, pinned
+// to one worker at a time, or (index -1) the unkeyed tasks', shared.
+type partition struct {
+	index    int
+	consumer string
+	puller   *puller
+
+	// Guarded by keyed.mu.
+	owned bool // this worker is assigned the partition (always, for the unkeyed one)
+	busy  bool // a pull is in flight
+	held  int  // tasks polled from it and not settled
+	// returned holds the messages handed back unrun. They are Nak'd
+	// together, in stream order, once the partition holds nothing else
+	// (held == 0, no pull in flight), and it is not pulled until then:
+	// the server redelivers Nak'd messages before new ones, in the order
+	// of the Naks, so a key's returned tasks run again first, in order. A
+	// republish (the unkeyed hand-back) would put them behind the key's
+	// later tasks.
+	returned []*nats.Msg
+}
+
+// keyed is the part of a Source that reads the partitions (see the
+// package doc, Keyed tasks).
+type keyed struct {
+	s     *Source
+	parts []*partition // the partitions by index, then the unkeyed one
+	byCon map[string]*partition
+
+	mu      sync.Mutex
+	next    int           // where the next poll starts its sweep
+	changed chan struct{} // closed, and replaced, when a partition may have become pollable
+	bound   bool          // the partitions' consumers are known to exist
+	owned   []int         // the partitions assigned to this worker, as last told to OnPartitions
+
+	kv     natsjs.KeyValue
+	stream natsjs.Stream
+	id     string
+	sink   *nats.Subscription // answers to keep-alives
+
+	// polls counts the Polls in flight: a second one at once can break a
+	// key's order (see Source.Poll), which is reported once.
+	polls  atomic.Int32
+	warned atomic.Bool
+
+	kick chan struct{}
+	stop chan struct{}
+	done chan struct{}
+}
+
+// sweepWait is the expiry of the pull request a poll sends to each
+// partition in turn: short, so that a sweep over empty partitions moves
+// on soon, but a request, so that the server answers at once when a
+// message comes within it.
+const sweepWait = 10 * time.Millisecond
+
+func newKeyed(s *Source) *keyed {
+	cfg := s.cfg
+	k := &keyed{
+		s: s, byCon: map[string]*partition{}, changed: make(chan struct{}),
+		id:   cfg.MemberID,
+		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	if k.id == "" {
+		k.id = nuid.Next()
+	}
+	for i := range cfg.Partitions {
+		name := cfg.partitionConsumerConfig(i).Durable
+		pl := newPuller(s.nc, cfg.Stream, name, s.returnStray)
+		pl.group = pinGroup
+		k.parts = append(k.parts, &partition{index: i, consumer: name, puller: pl})
+	}
+	k.parts = append(k.parts, &partition{index: -1, consumer: cfg.Consumer, puller: s.puller, owned: true})
+	for _, p := range k.parts {
+		k.byCon[p.consumer] = p
+	}
+	return k
+}
+
+// bind makes sure the partitions' consumers, the member bucket and the
+// keep-alive inbox exist.
+func (k *keyed) bind(ctx context.Context) error {
+	k.mu.Lock()
+	bound := k.bound
+	k.mu.Unlock()
+	if bound {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*bindTimeout)
+	defer cancel()
+	cfg := k.s.cfg
+	for i := range cfg.Partitions {
+		if err := k.ensureConsumer(ctx, cfg.partitionConsumerConfig(i)); err != nil {
+			return fmt.Errorf("weft/jetstream: binding partition consumer %s_p%d on stream %s: %w", cfg.Consumer, i, cfg.Stream, err)
+		}
+	}
+	if k.stream == nil {
+		st, err := k.s.js.Stream(ctx, cfg.Stream)
+		if err != nil {
+			return err
+		}
+		k.stream = st
+	}
+	if k.kv == nil {
+		kv, err := k.s.js.KeyValue(ctx, cfg.MemberBucket)
+		if errors.Is(err, natsjs.ErrBucketNotFound) && !cfg.BindOnly {
+			kv, err = k.s.js.CreateKeyValue(ctx, natsjs.KeyValueConfig{
+				Bucket: cfg.MemberBucket, TTL: cfg.MemberTTL, History: 1,
+				Storage: natsjs.MemoryStorage, Replicas: cfg.Replicas,
+			})
+			if errors.Is(err, natsjs.ErrBucketExists) {
+				kv, err = k.s.js.KeyValue(ctx, cfg.MemberBucket)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("weft/jetstream: member bucket %s: %w", cfg.MemberBucket, err)
+		}
+		k.kv = kv
+	}
+	if k.sink == nil {
+		inbox := k.s.nc.NewInbox()
+		sub, err := k.s.nc.Subscribe(inbox+".>", func(m *nats.Msg) { k.keptAlive(inbox, m) })
+		if err != nil {
+			return err
+		}
+		k.sink = sub
+	}
+	k.mu.Lock()
+	k.bound = true
+	k.mu.Unlock()
+	return nil
+}
+
+func (k *keyed) ensureConsumer(ctx context.Context, cc natsjs.ConsumerConfig) error {
+	_, err := k.s.js.Consumer(ctx, k.s.cfg.Stream, cc.Durable)
+	if err == nil || k.s.cfg.BindOnly || !errors.Is(err, natsjs.ErrConsumerNotFound) {
+		return err
+	}
+	_, err = k.s.js.CreateConsumer(ctx, k.s.cfg.Stream, cc)
+	if errors.Is(err, natsjs.ErrConsumerExists) {
+		return nil
+	}
+	return err
+}
+
+// start runs the member loop: it lists this worker in the member bucket,
+// shares the partitions out, and keeps the pins it holds alive.
+func (k *keyed) start() {
+	go k.run()
+}
+
+func (k *keyed) run() {
+	defer close(k.done)
+	tick := time.NewTicker(k.s.cfg.MemberTTL / 3)
+	defer tick.Stop()
+	for {
+		k.refresh()
+		select {
+		case <-tick.C:
+		case <-k.kick:
+		case <-k.stop:
+			return
+		}
+	}
+}
+
+// refresh renews this worker's member entry, reads the live members,
+// takes the partitions assigned to it and lets go of the others once it
+// holds none of their tasks, and renews the pins it holds.
+func (k *keyed) refresh() {
+	ctx, cancel := context.WithTimeout(context.Background(), bindTimeout)
+	defer cancel()
+	if k.s.nc.IsClosed() || k.bind(ctx) != nil {
+		return
+	}
+	if _, err := k.kv.Put(ctx, k.id, []byte(time.Now().UTC().Format(time.RFC3339Nano))); err != nil {
+		k.s.report(fmt.Errorf("weft/jetstream: renewing member %s in %s: %w", k.id, k.s.cfg.MemberBucket, err))
+		return
+	}
+	members, err := k.members(ctx)
+	if err != nil {
+		k.s.report(fmt.Errorf("weft/jetstream: listing members in %s: %w", k.s.cfg.MemberBucket, err))
+		return
+	}
+	owners := assign(k.s.cfg.Partitions, members)
+	var owned []int
+	var release []*partition
+	var alive []*partition
+	k.mu.Lock()
+	for i, who := range owners {
+		p := k.parts[i]
+		p.owned = who == k.id
+		switch {
+		case p.owned:
+			owned = append(owned, i)
+			alive = append(alive, p)
+		case p.held == 0 && !p.busy && len(p.returned) == 0:
+			release = append(release, p)
+		}
+	}
+	changed := !slices.Equal(owned, k.owned)
+	k.owned = owned
+	k.wakeLocked()
+	k.mu.Unlock()
+	if changed && k.s.cfg.OnPartitions != nil {
+		k.s.cfg.OnPartitions(slices.Clone(owned))
+	}
+	for _, p := range alive {
+		k.keepAlive(p)
+	}
+	for _, p := range release {
+		k.unpin(ctx, p)
+	}
+}
+
+// members lists the live members (whose entries have not expired), this
+// worker always among them.
+func (k *keyed) members(ctx context.Context) ([]string, error) {
+	l, err := k.kv.ListKeys(ctx)
+	if err != nil {
+		if errors.Is(err, natsjs.ErrNoKeysFound) {
+			return []string{k.id}, nil
+		}
+		return nil, err
+	}
+	defer func() { _ = l.Stop() }()
+	members := []string{k.id}
+	for m := range l.Keys() {
+		members = append(members, m)
+	}
+	return members, nil
+}
+
+// keepAlive renews p's pin, if this worker holds it, with a pull request
+// that no message fits (max_bytes 1): the server resets the pin's timer
+// when a request carries it, so a worker whose slots are all busy (it
+// does not poll) keeps its partitions. The answer (a 409, a 404, or a 423
+// if the pin is stale) comes to the sink; see keptAlive.
+func (k *keyed) keepAlive(p *partition) {
+	pin := p.puller.getPin()
+	if pin == "" {
+		return
+	}
+	req := fmt.Sprintf(`{"batch":1,"max_bytes":1,"no_wait":true,"group":%q,"id":%q}`, pinGroup, pin)
+	reply := fmt.Sprintf("%s.%d.%s", strings.TrimSuffix(k.sink.Subject, ".>"), p.index, pin)
+	_ = k.s.nc.PublishRequest(p.puller.subject, reply, []byte(req))
+}
+
+// keptAlive reads the answer to a keep-alive: a 423 says the pin it
+// carried is stale (it lapsed), so that the next pull asks for a new one.
+func (k *keyed) keptAlive(inbox string, m *nats.Msg) {
+	if m.Reply != "" || m.Header.Get("Status") != "423" {
+		return
+	}
+	idx, pin, ok := strings.Cut(strings.TrimPrefix(m.Subject, inbox+"."), ".")
+	i, err := strconv.Atoi(idx)
+	if !ok || err != nil || i < 0 || i >= len(k.parts)-1 {
+		return
+	}
+	k.parts[i].puller.dropPin(pin)
+}
+
+// unpin lets go of a partition no longer assigned to this worker, once it
+// holds none of its tasks: its new owner, whose pulls the server holds
+// back while the pin is ours, gets it at once rather than after
+// PinnedTTL. Before the tasks are settled it must not: the new owner
+// would run a key's next tasks while this worker still runs its earlier
+// ones.
+func (k *keyed) unpin(ctx context.Context, p *partition) {
+	pin := p.puller.getPin()
+	if pin == "" {
+		return
+	}
+	if err := k.stream.UnpinConsumer(ctx, p.consumer, pinGroup); err != nil && !errors.Is(err, natsjs.ErrConsumerNotFound) {
+		k.s.report(fmt.Errorf("weft/jetstream: unpinning partition %d (it moves after PinnedTTL instead): %w", p.index, err))
+		return
+	}
+	p.puller.dropPin(pin)
+}
+
+// wakeLocked wakes the polls waiting for a partition to pull.
+func (k *keyed) wakeLocked() {
+	close(k.changed)
+	k.changed = make(chan struct{})
+}
+
+// take returns the next partition a poll may pull, after from in the
+// sweep, marking it busy, and the position to go on from; nil once the
+// sweep is over.
+func (k *keyed) take(from, left int) (*partition, int, int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for ; left > 0; left-- {
+		p := k.parts[from%len(k.parts)]
+		from++
+		if p.owned && !p.busy && len(p.returned) == 0 {
+			p.busy = true
+			return p, from, left - 1
+		}
+	}
+	return nil, from, 0
+}
+
+// poll sweeps the partitions this worker owns (and the unkeyed
+// consumer), asking each in turn for what is left of n, until it has
+// tasks or PollWait has passed.
+func (k *keyed) poll(ctx context.Context, n int) ([]intake.Task, error) {
+	// The worker must poll a keyed source from one poller: two polls
+	// answered at once have no order between them (see Source.Poll).
+	if k.polls.Add(1) > 1 && k.warned.CompareAndSwap(false, true) {
+		k.s.report(fmt.Errorf("%w: two polls of a partitioned source at once: a key's tasks may run out of order; set intake.Config.MaxPollers to 1 (weftjs.Run does)", ErrConfig))
+	}
+	defer k.polls.Add(-1)
+	deadline := time.Now().Add(k.s.cfg.PollWait)
+	var tasks []intake.Task
+	for patient := false; ; patient = true {
+		k.mu.Lock()
+		from := k.next
+		k.next++
+		changed := k.changed
+		k.mu.Unlock()
+		left := len(k.parts)
+		pulled := false
+		var p *partition
+		for len(tasks) < n {
+			if p, from, left = k.take(from, left); p == nil {
+				break
+			}
+			pulled = true
+			// The first sweep asks without waiting where the server can
+			// answer at once (the unkeyed consumer, a partition this
+			// worker holds the pin of): a loaded partition's tasks then
+			// never wait behind an empty one's expiry. A request without a
+			// pin that finds messages pinned to another client would wait
+			// for them, so it always expires.
+			wait := sweepWait
+			if !patient && (p.index < 0 || p.puller.getPin() != "") {
+				wait = 0
+			}
+			msgs, err := p.puller.pull(ctx, n-len(tasks), wait)
+			tasks = append(tasks, k.admit(p, msgs)...)
+			switch {
+			case err == nil, errors.Is(err, errComeBackLater), errors.Is(err, errPinLost):
+				continue
+			case isRequestOver(err):
+				var se *statusError
+				if errors.As(err, &se) && strings.Contains(se.description, "Consumer Deleted") {
+					k.unbind()
+				}
+				continue
+			}
+			return tasks, err
+		}
+		if len(tasks) > 0 || !time.Now().Before(deadline) {
+			return tasks, nil
+		}
+		if !pulled { // nothing to pull: wait for a change
+			t := time.NewTimer(time.Until(deadline))
+			select {
+			case <-changed:
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, ctx.Err()
+			}
+			t.Stop()
+		}
+	}
+}
+
+func (k *keyed) unbind() {
+	k.mu.Lock()
+	k.bound = false
+	k.mu.Unlock()
+}
+
+// admit makes tasks of the messages a pull on p brought, counts them as
+// held, and ends the pull.
+func (k *keyed) admit(p *partition, msgs []*nats.Msg) []intake.Task {
+	tasks := make([]intake.Task, 0, len(msgs))
+	for _, m := range msgs {
+		t, err := k.s.newTask(m)
+		if err != nil {
+			k.s.setAside(m, err)
+			continue
+		}
+		k.s.backlog.Store(int64(t.meta.NumPending))
+		tasks = append(tasks, t)
+	}
+	k.mu.Lock()
+	p.busy = false
+	for _, t := range tasks {
+		if t := t.(*task); t.part != nil {
+			t.counted = true
+			p.held++
+		}
+	}
+	k.flushLocked(p)
+	k.mu.Unlock()
+	return tasks
+}
+
+// settled ends t's hold on its partition; handedBack says it was returned
+// unrun, to be Nak'd with the partition's other returned tasks.
+func (k *keyed) settled(t *task, handedBack bool) {
+	p := t.part
+	k.mu.Lock()
+	if t.counted {
+		p.held--
+	}
+	if handedBack {
+		p.returned = append(p.returned, t.msg)
+	}
+	k.flushLocked(p)
+	idle := !p.owned && p.held == 0 && !p.busy && len(p.returned) == 0
+	k.mu.Unlock()
+	if idle {
+		select { // let the member loop unpin it now
+		case k.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// flushLocked Naks p's returned messages, in stream order, once p holds
+// no other task and no pull on it is in flight (see partition.returned).
+// The Naks go out under the lock, so that no pull of p can pass them;
+// each is a publish, buffered by the client.
+func (k *keyed) flushLocked(p *partition) {
+	if p.held > 0 || p.busy || len(p.returned) == 0 {
+		return
+	}
+	slices.SortFunc(p.returned, func(a, b *nats.Msg) int {
+		return compareSeq(a, b)
+	})
+	for _, m := range p.returned {
+		if err := m.Nak(); err != nil {
+			k.s.report(fmt.Errorf("weft/jetstream: returning a task of partition %d (it comes back after AckWait): %w", p.index, err))
+		}
+	}
+	p.returned = nil
+	k.wakeLocked()
+}
+
+func compareSeq(a, b *nats.Msg) int {
+	ma, erra := a.Metadata()
+	mb, errb := b.Metadata()
+	if erra != nil || errb != nil {
+		return 0
+	}
+	switch {
+	case ma.Sequence.Stream < mb.Sequence.Stream:
+		return -1
+	case ma.Sequence.Stream > mb.Sequence.Stream:
+		return 1
+	}
+	return 0
+}
+
+// owned returns the partitions assigned to this worker now.
+func (k *keyed) ownedNow() []int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return slices.Clone(k.owned)
+}
+
+// close stops the member loop, Naks what was handed back, lets go of the
+// pins (so that the partitions move at once, not after PinnedTTL) and
+// removes this worker from the member bucket. The worker must be shut
+// down first: a pin let go while its tasks run would let another worker
+// run their keys' next tasks.
+func (k *keyed) close() {
+	close(k.stop)
+	<-k.done
+	k.mu.Lock()
+	var pinned []*partition
+	for _, p := range k.parts[:len(k.parts)-1] {
+		k.flushLocked(p)
+		if p.held == 0 && !p.busy {
+			pinned = append(pinned, p)
+		}
+	}
+	k.mu.Unlock()
+	if k.s.nc.IsClosed() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*bindTimeout)
+	defer cancel()
+	if k.stream != nil {
+		for _, p := range pinned {
+			k.unpin(ctx, p)
+		}
+	}
+	if k.kv != nil {
+		_ = k.kv.Delete(ctx, k.id)
+	}
+	if k.sink != nil {
+		_ = k.sink.Unsubscribe()
+	}
+}
