@@ -52,7 +52,10 @@
 // task before it, on the same pool worker. Tasks with different keys, or
 // none, run in parallel. The line keeps the order in which the worker got
 // the tasks: with one poller (MaxPollers 1), the order the source
-// delivered them; two polls answered at once have no order between them.
+// delivered them. With several, two polls answered at once have no order
+// between them, unless the source orders them: its tasks are
+// OrderKeepers, and it answers a poll with tasks of the keys of an
+// earlier poll only once that poll's tasks are all Taken.
 //
 // A source keeps a key's order across retries and across workers only if
 // it holds a key back while one of its tasks is out, as MemQueue does

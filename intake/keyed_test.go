@@ -297,3 +297,35 @@ func TestShutdownHandsBackKeyLines(t *testing.T) {
 	assert.EqualValues(t, 1, acked.Load())
 	assert.True(t, slotsIdle(w))
 }
+
+// orderedFake is a keyed task that counts the worker's Taken calls.
+type orderedFake struct {
+	keyedFake
+	taken atomic.Int32
+}
+
+func (o *orderedFake) Taken() { o.taken.Add(1) }
+
+// The worker calls Taken exactly once on every task a poll returned, also
+// on those it hands back unrun.
+func TestOrderKeeperTakenOncePerTask(t *testing.T) {
+	var acked counter
+	src := &instantSource{valve: 1 << 40}
+	tasks := make([]*orderedFake, 60)
+	for i := range tasks {
+		key := "k" + strconv.Itoa(i%3)
+		tasks[i] = &orderedFake{keyedFake: keyedFake{key: key, fakeTask: fakeTask{
+			id: key + "/" + strconv.Itoa(i), payload: keyedPayload(key, i), deliveries: 1, acked: &acked,
+		}}}
+		src.put(tasks[i])
+	}
+	w := newWorker(t, intake.Config{
+		Source: src, Supplier: slots.NewFixed(8), Pool: newPool(t, 2), MaxPollers: 4,
+		Handler: func(context.Context, *scheduler.Worker, intake.Task) error { return nil },
+	})
+	eventually(t, time.Minute, func() bool { return acked.Load() == int64(len(tasks)) }, "all acknowledged")
+	require.NoError(t, w.Shutdown(context.Background()))
+	for _, task := range tasks {
+		assert.EqualValues(t, 1, task.taken.Load(), "task %s", task.id)
+	}
+}

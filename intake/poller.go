@@ -85,6 +85,7 @@ func (w *Worker) pollOnce(permits []slots.Permit) (pollOutcome, time.Duration) {
 	start := time.Now()
 	tasks, err := w.cfg.Source.Poll(ep.ctx, len(permits))
 	took := time.Since(start)
+	defer taken(tasks) // whatever became of them, they are in order now
 	w.counts.observePoll(took)
 	if len(tasks) > len(permits) {
 		w.refuseExtra(tasks[len(permits):])
@@ -128,6 +129,16 @@ func (w *Worker) refuseExtra(tasks []Task) {
 	for _, t := range tasks {
 		w.settle(t, func(ctx context.Context) error { return returnUnrun(ctx, t) })
 		w.counts.handedBack.Add(1)
+	}
+}
+
+// taken tells each task that is an OrderKeeper that the worker has taken
+// it in: queued in its key's line, run, or returned.
+func taken(tasks []Task) {
+	for _, t := range tasks {
+		if k, ok := t.(OrderKeeper); ok {
+			k.Taken()
+		}
 	}
 }
 

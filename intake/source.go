@@ -84,6 +84,18 @@ type AsyncAcker interface {
 	AckAsync(ctx context.Context, timeout time.Duration, done func(error))
 }
 
+// OrderKeeper is implemented by a task whose source lets several pollers
+// poll it at once and still keeps each key's order (a partitioned
+// JetStream source). The worker calls Taken once for every task a poll
+// returned, after it has dealt with all of that poll's tasks: queued each
+// in its key's line (see Keyed), or returned it. A source that does not
+// answer a second poll with tasks of the same keys until the first poll's
+// tasks are all Taken gets them into the lines in delivery order, however
+// the pollers' goroutines are scheduled.
+type OrderKeeper interface {
+	Taken()
+}
+
 // HandBacker is implemented by a task whose source can take it back unrun
 // without counting the delivery: the worker calls HandBack instead of
 // Nack(ctx, 0) for a task it polled but never started (shutdown, pause,

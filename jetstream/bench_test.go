@@ -201,7 +201,7 @@ func BenchmarkKeyedVsUnkeyed(b *testing.B) {
 		})
 		publishKeyed(b, js, src.KeyedPrefix(), tasks, keys)
 		b.StartTimer()
-		keyed += runWorkerWith(b, src, pool, tasks, 1)
+		keyed += runWorkerWith(b, src, pool, tasks, 0)
 		src.Close()
 	}
 	n := float64(b.N * tasks)

@@ -142,9 +142,10 @@
 //     whose pulls the server held back meanwhile, starts after the last
 //     of them. A worker that dies keeps its pins until PinnedTTL passes.
 //   - Inside a worker, intake runs a key's tasks one at a time, in the
-//     order it got them (intake.Keyed). A keyed source is polled by one
-//     poller (Run sets MaxPollers 1): two polls answered at once would
-//     reach the worker in either order.
+//     order it got them (intake.Keyed). Several pollers may poll at once:
+//     a partition is not pulled again until the worker has Taken every
+//     task of its previous pull (intake.OrderKeeper), so two polls never
+//     race with tasks of the same partition.
 //
 // Unkeyed tasks ("<base>.<token>", Publish) go through Consumer, filtered
 // to them, and share the worker's slots with the partitions.

@@ -71,7 +71,7 @@ func TestKeyedOneWorker(t *testing.T) {
 	running := map[string]bool{}
 	var bad []string
 	w := newWorker(t, intake.Config{
-		Source: src, Supplier: slots.NewFixed(16), Pool: newPool(t, 4), MaxPollers: 1,
+		Source: src, Supplier: slots.NewFixed(16), Pool: newPool(t, 4),
 		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
 			key, seq := parseKeyed(t, task.Payload())
 			got := task.(intake.Keyed).Key()

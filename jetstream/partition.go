@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -26,8 +25,14 @@ type partition struct {
 
 	// Guarded by keyed.mu.
 	owned bool // this worker is assigned the partition (always, for the unkeyed one)
-	busy  bool // a pull is in flight
-	held  int  // tasks polled from it and not settled
+	// busy is set while a pull is in flight and, after it, until the
+	// worker has Taken every task the pull brought (entering counts
+	// those not yet Taken): no other poll pulls the partition in that
+	// time, so a key's tasks enter the worker's key lines in delivery
+	// order even when several pollers poll at once.
+	busy     bool
+	entering int
+	held     int // tasks polled from it and not settled
 	// returned holds the messages handed back unrun. They are Nak'd
 	// together, in stream order, once the partition holds nothing else
 	// (held == 0, no pull in flight), and it is not pulled until then:
@@ -55,11 +60,6 @@ type keyed struct {
 	stream natsjs.Stream
 	id     string
 	sink   *nats.Subscription // answers to keep-alives
-
-	// polls counts the Polls in flight: a second one at once can break a
-	// key's order (see Source.Poll), which is reported once.
-	polls  atomic.Int32
-	warned atomic.Bool
 
 	kick chan struct{}
 	stop chan struct{}
@@ -323,12 +323,6 @@ func (k *keyed) take(from, left int) (*partition, int, int) {
 // consumer), asking each in turn for what is left of n, until it has
 // tasks or PollWait has passed.
 func (k *keyed) poll(ctx context.Context, n int) ([]intake.Task, error) {
-	// The worker must poll a keyed source from one poller: two polls
-	// answered at once have no order between them (see Source.Poll).
-	if k.polls.Add(1) > 1 && k.warned.CompareAndSwap(false, true) {
-		k.s.report(fmt.Errorf("%w: two polls of a partitioned source at once: a key's tasks may run out of order; set intake.Config.MaxPollers to 1 (weftjs.Run does)", ErrConfig))
-	}
-	defer k.polls.Add(-1)
 	deadline := time.Now().Add(k.s.cfg.PollWait)
 	var tasks []intake.Task
 	for patient := false; ; patient = true {
@@ -406,16 +400,40 @@ func (k *keyed) admit(p *partition, msgs []*nats.Msg) []intake.Task {
 		tasks = append(tasks, t)
 	}
 	k.mu.Lock()
-	p.busy = false
 	for _, t := range tasks {
 		if t := t.(*task); t.part != nil {
 			t.counted = true
 			p.held++
+			if p.index >= 0 { // the unkeyed consumer has no order to keep
+				t.entering = true
+				p.entering++
+			}
 		}
 	}
-	k.flushLocked(p)
+	if p.entering == 0 {
+		p.busy = false
+		k.flushLocked(p)
+	}
 	k.mu.Unlock()
 	return tasks
+}
+
+// taken ends t's part in keeping its partition busy (see
+// partition.busy): once every task of the pull is Taken, the partition
+// may be pulled again.
+func (k *keyed) taken(t *task) {
+	p := t.part
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !t.entering {
+		return
+	}
+	t.entering = false
+	if p.entering--; p.entering == 0 {
+		p.busy = false
+		k.flushLocked(p)
+		k.wakeLocked()
+	}
 }
 
 // settled ends t's hold on its partition; handedBack says it was returned

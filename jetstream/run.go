@@ -29,16 +29,6 @@ func Run(ctx context.Context, src *Source, cfg intake.Config, grace time.Duratio
 		// would be delivered again while it still runs.
 		return fmt.Errorf("%w: intake Heartbeat %v: want below the consumer's AckWait %v (0: a third of it)", ErrConfig, cfg.Heartbeat, lease)
 	}
-	if src.keyed != nil {
-		// One poller: the worker would take the tasks of two polls
-		// answered at once in either order (see Source.Poll).
-		switch {
-		case cfg.MaxPollers == 0 && cfg.MinPollers <= 1:
-			cfg.MinPollers, cfg.MaxPollers = 1, 1
-		case cfg.MaxPollers != 1 || cfg.MinPollers > 1:
-			return fmt.Errorf("%w: intake MinPollers %d, MaxPollers %d with Partitions %d: want one poller (0 or 1), or a key's tasks may run out of order", ErrConfig, cfg.MinPollers, cfg.MaxPollers, src.cfg.Partitions)
-		}
-	}
 	closed := src.nc.StatusChanged(nats.CLOSED)
 	defer src.nc.RemoveStatusListener(closed)
 	w, err := intake.New(cfg)

@@ -222,12 +222,13 @@ func (s *Source) unbind(cons natsjs.Consumer) {
 // which waits up to PollWait for the first and returns as soon as there
 // are any. With Partitions it sweeps the partitions assigned to this
 // worker and the unkeyed consumer instead, asking each in turn for what
-// is left of n, until it has tasks or PollWait has passed; a partitioned
-// source must be polled by one poller (intake.Config.MaxPollers 1, as
-// Run sets it): the worker takes the tasks of two polls answered at once
-// in either order, which would put a key's tasks out of order. While the connection is down it waits for it to come back, up
-// to PollWait, so that polling resumes as soon as it does; once the
-// connection is closed for good it fails with ErrConnClosed.
+// is left of n, until it has tasks or PollWait has passed. A partition is
+// not pulled while the worker has not yet Taken every task of its last
+// pull (intake.OrderKeeper), so several pollers may poll at once without
+// putting a key's tasks out of order. While the connection is down it
+// waits for it to come back, up to PollWait, so that polling resumes as
+// soon as it does; once the connection is closed for good it fails with
+// ErrConnClosed.
 func (s *Source) Poll(ctx context.Context, n int) ([]intake.Task, error) {
 	if err := s.awaitConnection(ctx); err != nil {
 		return nil, err

@@ -31,6 +31,9 @@ type task struct {
 	// message that came outside a poll does not).
 	part    *partition
 	counted bool
+	// entering: t keeps its partition busy until the worker has Taken it
+	// (see partition.busy). Guarded by keyed.mu.
+	entering bool
 	// released is set by the first settlement that ends the task's hold
 	// on its partition: the CAS makes it end once, whichever of a
 	// settlement and an async ack's confirmation comes first.
@@ -38,10 +41,19 @@ type task struct {
 }
 
 var (
-	_ intake.HandBacker = (*task)(nil)
-	_ intake.AsyncAcker = (*task)(nil)
-	_ intake.Keyed      = (*task)(nil)
+	_ intake.HandBacker  = (*task)(nil)
+	_ intake.AsyncAcker  = (*task)(nil)
+	_ intake.Keyed       = (*task)(nil)
+	_ intake.OrderKeeper = (*task)(nil)
 )
+
+// Taken is called by the worker once it has taken t in (queued it in its
+// key's line, run it, or returned it): see intake.OrderKeeper.
+func (t *task) Taken() {
+	if t.part != nil {
+		t.src.keyed.taken(t)
+	}
+}
 
 func (s *Source) newTask(msg *nats.Msg) (*task, error) {
 	meta, err := msg.Metadata()

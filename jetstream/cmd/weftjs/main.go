@@ -149,16 +149,11 @@ func run(o options) error {
 		order = newOrderCheck(o.keys)
 		h = order.wrap(h)
 	}
-	maxPollers := 0
-	if o.parts > 0 {
-		maxPollers = 1 // keyed order needs one poller (see weftjs.Source.Poll)
-	}
 	w, err := intake.New(intake.Config{
 		Source:        src,
 		Supplier:      slots.NewFixed(o.slots),
 		Pool:          pool,
 		MaxDeliveries: max(o.maxDeliv-1, 0),
-		MaxPollers:    maxPollers,
 		Handler:       h,
 		OnError:       func(err error) { fmt.Fprintf(os.Stderr, "\n%v\n", err) },
 	})
