@@ -118,3 +118,47 @@ func ExamplePoison() {
 	// true true
 	// poison task: strconv.Atoi: parsing "four": invalid syntax
 }
+
+// Tasks with a key run one at a time and in the order they were put, per
+// key; different keys run in parallel. Here each customer's events must
+// be applied in order.
+func ExampleMemQueue_PutKey() {
+	pool, _ := scheduler.New(scheduler.WithWorkers(4))
+	defer pool.Close()
+	queue := intake.NewMemQueue(intake.MemQueueConfig{PollWait: 10 * time.Millisecond})
+	events := []struct{ customer, event string }{
+		{"alice", "open"}, {"bob", "open"}, {"alice", "deposit"},
+		{"bob", "deposit"}, {"alice", "close"}, {"bob", "withdraw"},
+	}
+	for _, e := range events {
+		queue.PutKey(e.customer, []byte(e.event))
+	}
+
+	var mu sync.Mutex
+	applied := map[string][]string{}
+	var handled sync.WaitGroup
+	handled.Add(len(events))
+	w, err := intake.New(intake.Config{
+		Source:   queue,
+		Supplier: slots.NewFixed(4),
+		Pool:     pool,
+		Handler: func(_ context.Context, _ *scheduler.Worker, t intake.Task) error {
+			defer handled.Done()
+			customer := t.(intake.Keyed).Key()
+			mu.Lock()
+			applied[customer] = append(applied[customer], string(t.Payload()))
+			mu.Unlock()
+			return nil
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	handled.Wait()
+	_ = w.Shutdown(context.Background())
+	fmt.Println("alice:", applied["alice"])
+	fmt.Println("bob:", applied["bob"])
+	// Output:
+	// alice: [open deposit close]
+	// bob: [open deposit withdraw]
+}
