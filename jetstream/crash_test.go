@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
@@ -149,6 +150,72 @@ func union(a, b map[string]int) map[string]int {
 	return u
 }
 
+// childEnd is what a child worker process starts with: the log it
+// writes, the SIGTERM it stops on, its connection, source and pool.
+type childEnd struct {
+	log  *os.File
+	term chan os.Signal
+	nc   *nats.Conn
+	js   natsjs.JetStream
+	src  *weftjs.Source
+	pool *scheduler.Pool
+}
+
+// openChildEnd opens the log the parent named, catches SIGTERM, connects
+// to the parent's server, and makes a source with cfg and a pool.
+func openChildEnd(cfg weftjs.Config) (*childEnd, error) {
+	c, err := connectChild()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.start(cfg); err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// start makes c's source with cfg, and its pool.
+func (c *childEnd) start(cfg weftjs.Config) (err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if c.src, err = weftjs.NewSource(ctx, c.js, cfg); err != nil {
+		return err
+	}
+	c.pool, err = scheduler.New(scheduler.WithWorkers(2))
+	return err
+}
+
+// connectChild is openChildEnd up to the connection.
+func connectChild() (*childEnd, error) {
+	log, err := os.OpenFile(os.Getenv(childEnv), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	c := &childEnd{log: log, term: make(chan os.Signal, 1)}
+	signal.Notify(c.term, syscall.SIGTERM)
+	if c.nc, err = weftjs.Connect(os.Getenv(childURLEnv)); err != nil {
+		log.Close()
+		return nil, err
+	}
+	if c.js, err = natsjs.New(c.nc); err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *childEnd) close() {
+	if c.pool != nil {
+		c.pool.Close()
+	}
+	if c.src != nil {
+		c.src.Close()
+	}
+	c.nc.Close()
+	c.log.Close()
+}
+
 // crashChild is a crash-test worker process: it processes tasks until
 // SIGTERM, then shuts down gracefully.
 func crashChild() int {
@@ -159,35 +226,12 @@ func crashChild() int {
 		fmt.Fprintln(os.Stderr, "crash child:", err)
 		return 1
 	}
-	log, err := os.OpenFile(os.Getenv(childEnv), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	c, err := openChildEnd(crashConfig)
 	if err != nil {
 		return fail(err)
 	}
-	defer log.Close()
-	term := make(chan os.Signal, 1)
-	signal.Notify(term, syscall.SIGTERM)
-
-	nc, err := weftjs.Connect(os.Getenv(childURLEnv))
-	if err != nil {
-		return fail(err)
-	}
-	defer nc.Close()
-	js, err := natsjs.New(nc)
-	if err != nil {
-		return fail(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	src, err := weftjs.NewSource(ctx, js, crashConfig)
-	if err != nil {
-		return fail(err)
-	}
-	defer src.Close()
-	pool, err := scheduler.New(scheduler.WithWorkers(2))
-	if err != nil {
-		return fail(err)
-	}
-	defer pool.Close()
+	defer c.close()
+	log, term, src, pool := c.log, c.term, c.src, c.pool
 	note := func(ev string, t intake.Task) { _, _ = log.WriteString(ev + " " + string(t.Payload()) + "\n") }
 	w, err := intake.New(intake.Config{
 		Source:   loggedSource{src, note},

@@ -73,15 +73,24 @@ func newSource(t testing.TB, js natsjs.JetStream, cfg weftjs.Config) *weftjs.Sou
 	return src
 }
 
-// publishN publishes payloads "0" .. "n-1", a batch of async publishes
-// at a time.
+// publishN publishes payloads "from" .. "from+n-1", a batch of async
+// publishes at a time.
 func publishN(t testing.TB, js natsjs.JetStream, subject string, from, n int) {
 	t.Helper()
+	publishBatched(t, from, from+n, func(i int) (natsjs.PubAckFuture, error) {
+		return js.PublishAsync(subject, []byte(strconv.Itoa(i)))
+	})
+}
+
+// publishBatched calls publish(i) for i in [from, to), a window of async
+// publishes at a time, and waits for each window's acknowledgements.
+func publishBatched(t testing.TB, from, to int, publish func(i int) (natsjs.PubAckFuture, error)) {
+	t.Helper()
 	const window = 256
-	for lo := from; lo < from+n; lo += window {
+	for lo := from; lo < to; lo += window {
 		var acks []natsjs.PubAckFuture
-		for i := lo; i < min(lo+window, from+n); i++ {
-			f, err := js.PublishAsync(subject, []byte(strconv.Itoa(i)))
+		for i := lo; i < min(lo+window, to); i++ {
+			f, err := publish(i)
 			require.NoError(t, err)
 			acks = append(acks, f)
 		}

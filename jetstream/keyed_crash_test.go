@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"slices"
 	"sort"
 	"strconv"
@@ -16,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
@@ -154,29 +152,6 @@ func TestKeyedWorkersCrashAndJoin(t *testing.T) {
 	require.Len(t, done, n, "lost tasks")
 }
 
-func publishKeyedRange(t *testing.T, js natsjs.JetStream, prefix string, from, to, keys int) {
-	t.Helper()
-	const window = 256
-	for lo := from; lo < to; lo += window {
-		var acks []natsjs.PubAckFuture
-		for i := lo; i < min(lo+window, to); i++ {
-			key := keyName(i % keys)
-			f, err := weftjs.PublishKeyedAsync(js, prefix, key, fmt.Appendf(nil, "%s/%d", key, i/keys))
-			require.NoError(t, err)
-			acks = append(acks, f)
-		}
-		for _, f := range acks {
-			select {
-			case <-f.Ok():
-			case err := <-f.Err():
-				require.NoError(t, err)
-			case <-time.After(10 * time.Second):
-				t.Fatal("publish not acknowledged")
-			}
-		}
-	}
-}
-
 func startKeyedChild(t *testing.T, url, log string) *child {
 	t.Helper()
 	c := &child{log: log, out: new(bytes.Buffer)}
@@ -303,22 +278,12 @@ func keyedChild() int {
 		fmt.Fprintln(os.Stderr, "keyed child:", err)
 		return 1
 	}
-	log, err := os.OpenFile(os.Getenv(childEnv), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	c, err := connectChild()
 	if err != nil {
 		return fail(err)
 	}
-	defer log.Close()
-	term := make(chan os.Signal, 1)
-	signal.Notify(term, syscall.SIGTERM)
-	nc, err := weftjs.Connect(os.Getenv(childURLEnv))
-	if err != nil {
-		return fail(err)
-	}
-	defer nc.Close()
-	js, err := natsjs.New(nc)
-	if err != nil {
-		return fail(err)
-	}
+	defer c.close()
+	log, term := c.log, c.term
 	cfg := keyedConfig
 	cfg.OnPartitions = func(owned []int) {
 		s := make([]string, len(owned))
@@ -327,18 +292,10 @@ func keyedChild() int {
 		}
 		_, _ = log.WriteString("P " + strings.Join(s, ",") + "\n")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	src, err := weftjs.NewSource(ctx, js, cfg)
-	if err != nil {
+	if err := c.start(cfg); err != nil {
 		return fail(err)
 	}
-	defer src.Close()
-	pool, err := scheduler.New(scheduler.WithWorkers(2))
-	if err != nil {
-		return fail(err)
-	}
-	defer pool.Close()
+	src, pool := c.src, c.pool
 	note := func(ev string, t intake.Task) {
 		key, seq, _ := strings.Cut(string(t.Payload()), "/")
 		_, _ = fmt.Fprintf(log, "%s %q %s %d %d\n", ev, key, seq, t.Deliveries(), time.Now().UnixNano())

@@ -21,25 +21,17 @@ import (
 // payload "key/seq" with seq the task's place among its key's.
 func publishKeyed(t testing.TB, js natsjs.JetStream, prefix string, n, keys int) {
 	t.Helper()
-	const window = 256
-	for lo := 0; lo < n; lo += window {
-		var acks []natsjs.PubAckFuture
-		for i := lo; i < min(lo+window, n); i++ {
-			key := keyName(i % keys)
-			f, err := weftjs.PublishKeyedAsync(js, prefix, key, fmt.Appendf(nil, "%s/%d", key, i/keys))
-			require.NoError(t, err)
-			acks = append(acks, f)
-		}
-		for _, f := range acks {
-			select {
-			case <-f.Ok():
-			case err := <-f.Err():
-				require.NoError(t, err)
-			case <-time.After(10 * time.Second):
-				t.Fatal("publish not acknowledged")
-			}
-		}
-	}
+	publishKeyedRange(t, js, prefix, 0, n, keys)
+}
+
+// publishKeyedRange is publishKeyed for the tasks from .. to-1 of the
+// same sequence.
+func publishKeyedRange(t testing.TB, js natsjs.JetStream, prefix string, from, to, keys int) {
+	t.Helper()
+	publishBatched(t, from, to, func(i int) (natsjs.PubAckFuture, error) {
+		key := keyName(i % keys)
+		return weftjs.PublishKeyedAsync(js, prefix, key, fmt.Appendf(nil, "%s/%d", key, i/keys))
+	})
 }
 
 // keyName gives keys the characters a subject cannot hold, so that the

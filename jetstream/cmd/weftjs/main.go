@@ -208,37 +208,27 @@ func shutdown(srv *server.Server) {
 
 // publish publishes n tasks, their payloads the numbers 0 .. n-1.
 func publish(ctx context.Context, js natsjs.JetStream, subject string, n int) error {
-	const window = 512
-	for lo := 0; lo < n; lo += window {
-		var acks []natsjs.PubAckFuture
-		for i := lo; i < min(lo+window, n); i++ {
-			f, err := js.PublishAsync(subject, fmt.Appendf(nil, "%d", i))
-			if err != nil {
-				return err
-			}
-			acks = append(acks, f)
-		}
-		for _, f := range acks {
-			select {
-			case <-f.Ok():
-			case err := <-f.Err():
-				return err
-			case <-ctx.Done():
-				return errors.New("publishing: " + ctx.Err().Error())
-			}
-		}
-	}
-	return nil
+	return publishBatched(ctx, n, func(i int) (natsjs.PubAckFuture, error) {
+		return js.PublishAsync(subject, fmt.Appendf(nil, "%d", i))
+	})
 }
 
 // publishKeyed publishes n tasks over keys keys: task i, payload i, has
 // key "key-<i mod keys>", and is its key's task number i / keys.
 func publishKeyed(ctx context.Context, js natsjs.JetStream, prefix string, n, keys int) error {
+	return publishBatched(ctx, n, func(i int) (natsjs.PubAckFuture, error) {
+		return weftjs.PublishKeyedAsync(js, prefix, fmt.Sprintf("key-%d", i%keys), fmt.Appendf(nil, "%d", i))
+	})
+}
+
+// publishBatched calls publish(i) for i in [0, n), a window of async
+// publishes at a time, waiting for each window's acknowledgements.
+func publishBatched(ctx context.Context, n int, publish func(i int) (natsjs.PubAckFuture, error)) error {
 	const window = 512
 	for lo := 0; lo < n; lo += window {
 		var acks []natsjs.PubAckFuture
 		for i := lo; i < min(lo+window, n); i++ {
-			f, err := weftjs.PublishKeyedAsync(js, prefix, fmt.Sprintf("key-%d", i%keys), fmt.Appendf(nil, "%d", i))
+			f, err := publish(i)
 			if err != nil {
 				return err
 			}
