@@ -219,7 +219,14 @@ func TestConnectContextWaitsForTheServer(t *testing.T) {
 		nc, err := weftjs.ConnectContext(ctx, "nats://"+addr)
 		done <- result{nc, err}
 	}()
-	time.Sleep(100 * time.Millisecond) // let it fail a first time or two
+	// It must fail once before the server is there: a stand-in takes the
+	// port, hangs up on the first dial, and makes way for the server.
+	gate, err := net.Listen("tcp", addr)
+	require.NoError(t, err)
+	c, err := gate.Accept()
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	require.NoError(t, gate.Close())
 	startSecured(t, server.Options{Port: port})
 	r := <-done
 	require.NoError(t, r.err)

@@ -3,6 +3,7 @@ package weftjs_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,7 +89,8 @@ func TestKeyedOneWorker(t *testing.T) {
 			running[key] = true
 			next[key] = seq + 1
 			mu.Unlock()
-			time.Sleep(50 * time.Microsecond)
+			runtime.Gosched() // let other handlers run while this one counts as running
+			work(task.Payload())
 			mu.Lock()
 			running[key] = false
 			mu.Unlock()
