@@ -53,39 +53,60 @@ func (w *Worker) heartbeat() {
 		return // no private fork
 	}
 	inactive, sleeping := w.pool.sleep.Counts()
+	now := w.lastCheck
 	switch {
 	case inactive == 0:
 		return
 	case inactive > sleeping:
-	case w.lastCheck-w.lastPublish >= w.pool.heartbeat:
 	default:
-		return
+		if w.every == 1 {
+			// Coarse forks: lastCheck can be clockEvery forks old, which
+			// may be many heartbeat intervals, and would hold sleepers
+			// off that long. Next to such a fork a clock read is free.
+			now = w.pool.now()
+		}
+		if now-w.lastPublish < w.pool.heartbeat {
+			return
+		}
 	}
 	if !w.deque.IsEmpty() {
 		return // an earlier publication is still there for the taking
 	}
 	if w.publishOldest() {
-		w.lastPublish = w.lastCheck
+		w.lastPublish = now
 	}
 }
 
 // adapt sets the fork budget from how long the last clockEvery checks
 // took, and records now as the time of the latest check.
+//
+// The budget grows by doubling but shrinks in one step, in proportion to
+// how late the checks came. The asymmetry is deliberate: a budget too
+// small costs a few wasted loads, one too large starves idle workers. A
+// worker whose forks turn coarse (a loop's leaves after a fine-grained
+// phase, or a job started long after the last check) would otherwise
+// need several rounds of clockEvery checks, each as many forks as the
+// stale budget, before it checked often enough to share work: with a
+// budget of a few hundred forks and leaves of tens of microseconds, that
+// is milliseconds in which no idle worker is served.
 func (w *Worker) adapt(now int64) {
+	const target = int64(clockEvery * checkPeriod)
 	dt := now - w.lastCheck
 	w.lastCheck = now
 	switch {
-	case dt < int64(clockEvery*checkPeriod/2) && w.every < maxEvery:
+	case dt < target/2 && w.every < maxEvery:
 		w.every *= 2
-	case dt > int64(2*clockEvery*checkPeriod) && w.every > 1:
-		w.every /= 2
+	case dt > 2*target && w.every > 1:
+		w.every = int32(max(1, int64(w.every)*target/dt))
 	}
 	w.beat = w.every
 }
 
 // startJob prepares the heartbeat for a job taken from a queue: it may be
 // the root of a recursion while other workers wait, so its first fork
-// checks at once, and reads the clock.
+// checks at once, and reads the clock. As the previous check is usually
+// long past by then, that first check also cuts the budget to one fork
+// (see adapt): the new job's grain is learnt afresh, not inherited.
 func (w *Worker) startJob() {
 	w.beat = 1
 	w.checks = clockEvery - 1
