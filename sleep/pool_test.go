@@ -63,10 +63,11 @@ func (p *miniPool) work(i int) {
 }
 
 // post makes n jobs visible, then tells the sleep state, as a pool does.
-func (p *miniPool) post(n int) {
+// post queues n jobs and returns how many sleepers NewJobs reported waking.
+func (p *miniPool) post(n int) (woken int) {
 	p.posted.Add(int64(n))
 	wasEmpty := p.queued.Add(int64(n)) == int64(n)
-	p.s.NewJobs(n, wasEmpty)
+	return p.s.NewJobs(n, wasEmpty)
 }
 
 func (p *miniPool) take() bool {

@@ -65,7 +65,7 @@ func TestOneJobWakesOneWorker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := startPool(t, 4, sleep.Tunables{})
 		synctest.Wait()
-		p.post(1)
+		assert.Equal(t, 1, p.post(1), "NewJobs reports the wake")
 		synctest.Wait()
 		assert.Equal(t, int64(1), p.done.Load())
 		total, _ := p.wakeups()
@@ -81,7 +81,7 @@ func TestBurstWakesEveryWorker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := startPool(t, 4, sleep.Tunables{})
 		synctest.Wait()
-		p.post(4)
+		assert.Equal(t, 4, p.post(4), "NewJobs reports the wakes")
 		total, per := p.wakeups()
 		assert.Equal(t, uint64(4), total)
 		assert.Equal(t, []uint64{1, 1, 1, 1}, per)
@@ -138,4 +138,14 @@ func TestWakeAll(t *testing.T) {
 		}
 		p.stop()
 	})
+}
+
+// TestNewJobsOnAnAwakePoolWakesNobody: with every worker busy, NewJobs
+// reports no wake, so a poster does not hand its processor over for
+// nothing.
+func TestNewJobsOnAnAwakePoolWakesNobody(t *testing.T) {
+	s, err := sleep.New(4, sleep.Tunables{})
+	require.NoError(t, err)
+	assert.Equal(t, 0, s.NewJobs(1, true))
+	assert.Equal(t, 0, s.NewJobs(3, false))
 }

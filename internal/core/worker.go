@@ -9,6 +9,7 @@ import (
 
 	"github.com/weftrt/weft/deque"
 	"github.com/weftrt/weft/latch"
+	"github.com/weftrt/weft/sleep"
 )
 
 // Worker is one of a pool's worker goroutines: its deque, mailbox and
@@ -131,7 +132,9 @@ func (w *Worker) Push(j *Job) {
 	// Most pushes find the pool quiet; only the others read the deque's
 	// top index, which thieves write, to tell whether j is alone in it.
 	if s := w.pool.sleep; !s.Quiet() {
-		s.NewJobs(1, w.deque.Len() <= 1)
+		if s.NewJobs(1, w.deque.Len() <= 1) > 0 {
+			sleep.Handoff() // we run on: let the woken worker start now
+		}
 	}
 }
 
