@@ -23,6 +23,14 @@ const (
 	checkPeriod = 500 * time.Nanosecond
 	// clockEvery is how many checks share one clock read.
 	clockEvery = 8
+	// coarseGap is the time between two forks from which a private fork
+	// is worth waking a sleeper for at once, whatever the heartbeat
+	// interval: a wake-up costs a few microseconds on each side, and in a
+	// recursion the fork left behind holds about as much work as went by
+	// since the last one. Without it, a worker in a long leaf (a 5 ms
+	// sort of 64K elements) keeps its sibling leaf private while others
+	// sleep, because it published less than an interval ago.
+	coarseGap = 20 * time.Microsecond
 	// maxEvery caps the budget, so that a worker whose forks suddenly
 	// become coarse notices within a bounded number of forks.
 	maxEvery = 1024
@@ -59,13 +67,8 @@ func (w *Worker) heartbeat() {
 		return
 	case inactive > sleeping:
 	default:
-		if w.every == 1 {
-			// Coarse forks: lastCheck can be clockEvery forks old, which
-			// may be many heartbeat intervals, and would hold sleepers
-			// off that long. Next to such a fork a clock read is free.
-			now = w.pool.now()
-		}
-		if now-w.lastPublish < w.pool.heartbeat {
+		var ok bool
+		if now, ok = w.mayWakeSleeper(); !ok {
 			return
 		}
 	}
@@ -75,6 +78,27 @@ func (w *Worker) heartbeat() {
 	if w.publishOldest() {
 		w.lastPublish = now
 	}
+}
+
+// mayWakeSleeper decides, when every idle worker sleeps, whether w may
+// publish a fork now, which wakes one of them; now is the time to record
+// as the publication's. A fork may wake a sleeper once a heartbeat
+// interval has passed since w last published, or at once if it is coarse:
+// coarseGap or more since w last looked.
+func (w *Worker) mayWakeSleeper() (now int64, ok bool) {
+	now = w.lastCheck
+	if w.every == 1 {
+		// Coarse forks: lastCheck can be clockEvery forks old, which may
+		// be many heartbeat intervals, and would hold sleepers off that
+		// long. Next to such a fork a clock read is free.
+		now = w.pool.now()
+		gap := now - w.lastLook
+		w.lastLook = now
+		if gap >= int64(coarseGap) {
+			return now, true
+		}
+	}
+	return now, now-w.lastPublish >= w.pool.heartbeat
 }
 
 // adapt sets the fork budget from how long the last clockEvery checks

@@ -2,6 +2,7 @@ package core
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -32,6 +33,37 @@ func TestAdaptShrinksInProportionAndGrowsByDoubling(t *testing.T) {
 			assert.Equal(t, c.wantEvery, w.every)
 			assert.Equal(t, w.every, w.beat, "the countdown restarts from the new budget")
 			assert.Equal(t, 1000+c.dt, w.lastCheck)
+		})
+	}
+}
+
+// When every idle worker sleeps, a fork may wake one once per heartbeat
+// interval, or at once when forks are coarse (a budget of one, and at
+// least coarseGap since the worker last looked). Times are set hours
+// apart from the pool's clock, so the outcome does not depend on how long
+// the test takes.
+func TestMayWakeSleeper(t *testing.T) {
+	const hour = int64(time.Hour)
+	cases := []struct {
+		name                      string
+		every                     int32
+		lastLook, lastPublish, at int64 // relative to the pool's clock; at: lastCheck
+		want                      bool
+	}{
+		{"coarse fork, published just now", 1, -hour, hour, 0, true},
+		{"coarse budget, looked just now, published just now", 1, hour, hour, 0, false},
+		{"coarse budget, looked just now, interval passed", 1, hour, -hour, 0, true},
+		{"fine budget, interval passed at the last clock read", 64, -hour, -hour, 0, true},
+		{"fine budget, interval not passed at the last clock read", 64, -hour, -hour, -hour + 1, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := &Pool{epoch: time.Now(), heartbeat: int64(100 * time.Microsecond)}
+			base := p.now()
+			w := &Worker{pool: p, every: c.every, lastLook: base + c.lastLook,
+				lastPublish: base + c.lastPublish, lastCheck: base + c.at}
+			_, ok := w.mayWakeSleeper()
+			assert.Equal(t, c.want, ok)
 		})
 	}
 }

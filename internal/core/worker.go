@@ -43,6 +43,7 @@ type Worker struct {
 	checks      int32
 	lastCheck   int64
 	lastPublish int64
+	lastLook    int64 // the clock at the latest check that looked at sleepers with a budget of one
 
 	// Counters written only by this worker (uncontended atomic adds) and
 	// summed by Pool.Stats.
