@@ -62,8 +62,8 @@ func (p *miniPool) work(i int) {
 	}
 }
 
-// post makes n jobs visible, then tells the sleep state, as a pool does.
-// post queues n jobs and returns how many sleepers NewJobs reported waking.
+// post makes n jobs visible, then tells the sleep state, as a pool does,
+// and returns how many sleepers NewJobs reported waking.
 func (p *miniPool) post(n int) (woken int) {
 	p.posted.Add(int64(n))
 	wasEmpty := p.queued.Add(int64(n)) == int64(n)
