@@ -53,8 +53,11 @@ func TestKeyTokenRoundTrip(t *testing.T) {
 		if err := checkSubject("x.k."+tok, false); err != nil {
 			t.Fatalf("key %q: token %q is not a subject token: %v", key, tok, err)
 		}
-		if got := keyOfSubject("x.p.3." + tok); got != key {
+		if got := keyOfToken(tok); got != key {
 			t.Fatalf("key %q came back as %q", key, got)
+		}
+		if got, want := partitionOfToken(tok, 8), PartitionOf(key, 8); got != want {
+			t.Fatalf("key %q: token in partition %d, key in %d", key, got, want)
 		}
 	}
 	if err := checkKey(""); err == nil {

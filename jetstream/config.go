@@ -66,8 +66,9 @@ type Config struct {
 	// Partitions, when > 0, turns on keyed work (see the package doc,
 	// Keyed tasks): the stream gets a subject transform that stores a
 	// task published to "<base>.k.<token>" (PublishKeyed) on
-	// "<base>.p.<partition>.<token>", the partition being the server's
-	// hash of the key's token modulo Partitions, and the source reads
+	// "<base>.p.<partition>", the partition being the server's hash of
+	// the key's token modulo Partitions (the key itself travels in the
+	// HeaderKeyToken header), and the source reads
 	// one durable pull consumer per partition ("<Consumer>_p<i>"), each
 	// pinned to one worker process at a time, the partitions shared out
 	// evenly among the live workers. Unkeyed tasks ("<base>.<token>",
@@ -193,7 +194,7 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Partitions > 0 {
 		if len(c.Subjects) != 1 || !strings.HasSuffix(c.Subjects[0], ".>") {
-			return c, fmt.Errorf("%w: Subjects %q with Partitions %d: want one subject \"<base>.>\" (keyed tasks go to <base>.k.<token>, are stored on <base>.p.<partition>.<token>, unkeyed ones on <base>.<token>)", ErrConfig, c.Subjects, c.Partitions)
+			return c, fmt.Errorf("%w: Subjects %q with Partitions %d: want one subject \"<base>.>\" (keyed tasks go to <base>.k.<token>, are stored on <base>.p.<partition>, unkeyed ones on <base>.<token>)", ErrConfig, c.Subjects, c.Partitions)
 		}
 		if c.PinnedTTL == 0 {
 			c.PinnedTTL = c.AckWait
@@ -269,19 +270,23 @@ func (c Config) base() string { return strings.TrimSuffix(c.Subjects[0], ".>") }
 func (c Config) keyedPrefix() string { return c.base() + ".k" }
 
 // partitionSubject is what partition i's consumer reads.
-func (c Config) partitionSubject(i int) string { return fmt.Sprintf("%s.p.%d.*", c.base(), i) }
+func (c Config) partitionSubject(i int) string { return fmt.Sprintf("%s.p.%d", c.base(), i) }
 
 // partitionTransform maps a keyed subject to its partition's with the
 // server's deterministic partition function (server 2.10+), which hashes
 // the key's token: a key always lands in the same partition, and
-// messages of one key keep their publish order there.
+// messages of one key keep their publish order there. The token is left
+// out of the stored subject, so that a partition's consumer filters on a
+// literal subject: with the token kept, the filter ended in a wildcard,
+// and finding a partition's next message was the server's largest cost
+// per keyed task (see docs/benchmarks.md, Keyed tasks).
 func (c Config) partitionTransform() *natsjs.SubjectTransformConfig {
 	if c.Partitions == 0 {
 		return nil
 	}
 	return &natsjs.SubjectTransformConfig{
 		Source:      c.keyedPrefix() + ".*",
-		Destination: fmt.Sprintf("%s.p.{{partition(%d,1)}}.{{wildcard(1)}}", c.base(), c.Partitions),
+		Destination: fmt.Sprintf("%s.p.{{partition(%d,1)}}", c.base(), c.Partitions),
 	}
 }
 
@@ -315,7 +320,7 @@ func (c Config) consumerConfig() natsjs.ConsumerConfig {
 	if c.Partitions > 0 {
 		// On a work queue no two consumers may read one subject: the
 		// unkeyed one reads the one-token subjects under the base, and
-		// the partitions' have three tokens there.
+		// the partitions' have two tokens there.
 		cc.FilterSubject = c.base() + ".*"
 	}
 	return cc

@@ -118,11 +118,18 @@
 //
 //   - A producer publishes with PublishKeyed (or Source.PublishKey) to
 //     "<base>.k.<token>", the token the key in unpadded base64url (any
-//     key: dots, wildcards, spaces, any bytes), the key also in the
-//     Weft-Key header for people. The stream's subject transform (server
-//     2.10+) stores it on "<base>.p.{{partition(N,1)}}.<token>": the
-//     server's hash of the token picks the partition, so a key always
-//     lands in the same one, in publish order.
+//     key: dots, wildcards, spaces, any bytes), the token also in the
+//     Weft-Key-Token header (HeaderKeyToken), which is where workers read
+//     the key, and the key in the Weft-Key header for people. The
+//     stream's subject transform (server 2.10+) stores it on
+//     "<base>.p.{{partition(N,1)}}": the server's hash of the token picks
+//     the partition, so a key always lands in the same one, in publish
+//     order. The token is left out of the stored subject so that each
+//     partition's consumer filters on a literal subject, which the server
+//     serves much faster than a wildcard. A worker checks that the
+//     header's token belongs to the partition that delivered the task; a
+//     task without one that does (written by hand) is reported and runs
+//     in order with the partition's other such tasks.
 //   - Each partition has its own durable pull consumer, "<Consumer>_p<i>",
 //     with the pinned-client priority policy (server 2.11+): the server
 //     delivers its messages to one client at a time, the pinned one, whose

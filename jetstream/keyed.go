@@ -12,12 +12,27 @@ import (
 )
 
 // HeaderKey holds a keyed task's key as its producer gave it, for people
-// reading the stream (`nats stream view`). It is informational: the key a
-// worker uses is the one encoded in the subject (KeyedSubject), which is
-// also what the server partitions on, so that the two cannot disagree.
-// It is left out for a key that a header cannot carry (line breaks,
-// control characters).
+// reading the stream (`nats stream view`). It is informational, and left
+// out for a key that a header cannot carry (line breaks, control
+// characters): a worker reads the key from HeaderKeyToken.
 const HeaderKey = "Weft-Key"
+
+// HeaderKeyToken holds a keyed task's key token (KeyToken), the same token
+// as the last one of the subject it is published to (KeyedSubject). The
+// server partitions on the subject's token and stores the task on its
+// partition's subject without it (so that a partition's consumer reads a
+// literal subject, which the server finds far faster than a wildcard's
+// matches), and the worker takes the key from this header. PublishKeyed
+// sets it. A producer writing keyed messages by hand must set it too: a
+// keyed task without it, or with a token of another partition, is
+// reported (Config.OnError) and runs in order with the other such tasks of
+// its partition, one at a time.
+const HeaderKeyToken = "Weft-Key-Token"
+
+// unmarkedKey is the key of a keyed task whose HeaderKeyToken is missing
+// or names another partition: such tasks of one partition share it, so
+// they still run one at a time, in stream order.
+const unmarkedKey = "\x00weft: no valid " + HeaderKeyToken
 
 // MaxKeyLen bounds a key, in bytes: its encoding makes a subject token
 // about 4/3 as long, and a subject must fit the server's control line
@@ -58,8 +73,16 @@ func PartitionOf(key string, n int) int {
 	if n <= 0 {
 		return 0
 	}
+	return partitionOfToken(KeyToken(key), n)
+}
+
+// partitionOfToken is PartitionOf for a key's token.
+func partitionOfToken(tok string, n int) int {
+	if n <= 0 {
+		return 0
+	}
 	h := fnv.New32a()
-	_, _ = h.Write([]byte(KeyToken(key)))
+	_, _ = h.Write([]byte(tok))
 	return int(h.Sum32() % uint32(n))
 }
 
@@ -95,8 +118,10 @@ func keyedMsg(prefix, key string, payload []byte) (*nats.Msg, error) {
 	if err := checkSubject(prefix, false); err != nil {
 		return nil, fmt.Errorf("%w: keyed prefix: %w", ErrConfig, err)
 	}
-	m := nats.NewMsg(KeyedSubject(prefix, key))
+	tok := KeyToken(key)
+	m := nats.NewMsg(prefix + "." + tok)
 	m.Data = payload
+	m.Header.Set(HeaderKeyToken, tok)
 	if headerSafe(key) {
 		m.Header.Set(HeaderKey, key)
 	}
@@ -109,12 +134,10 @@ func headerSafe(s string) bool {
 		strings.TrimSpace(s) == s
 }
 
-// keyOfSubject returns the key a partition subject carries in its last
-// token. A token that is not a key's encoding (a message someone put on
-// the partition subject by hand) is its own key: its tasks are still
+// keyOfToken returns the key a token encodes. A token that is not a
+// key's encoding (a producer's own) is its own key: its tasks are still
 // kept in order, with each other.
-func keyOfSubject(subj string) string {
-	tok := subj[strings.LastIndexByte(subj, '.')+1:]
+func keyOfToken(tok string) string {
 	if b, err := keyEncoding.DecodeString(tok); err == nil {
 		return string(b)
 	}

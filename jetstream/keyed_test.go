@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
@@ -102,4 +103,57 @@ func TestKeyedOneWorker(t *testing.T) {
 	defer mu.Unlock()
 	require.Empty(t, bad)
 	require.Equal(t, []int{0, 1, 2, 3}, src.OwnedPartitions())
+}
+
+// A keyed message written by hand without the key-token header, or with a
+// token of another partition, still runs, is reported, and shares one key
+// with the partition's other such messages (so they run one at a time, in
+// order), while properly published tasks keep their own keys.
+func TestKeyedMessageWithoutTokenHeader(t *testing.T) {
+	srv := startServer(t)
+	js := connect(t, srv.url())
+	var mu sync.Mutex
+	var reports []string
+	const parts = 4
+	cfg := weftjs.Config{Stream: "KEYEDHAND", Partitions: parts, PollWait: 100 * time.Millisecond, MemberTTL: time.Second,
+		OnError: func(err error) { mu.Lock(); reports = append(reports, err.Error()); mu.Unlock() }}
+	src := newSource(t, js, cfg)
+	defer src.Close()
+	ctx := context.Background()
+	subj := src.KeyedPrefix() + "." + weftjs.KeyToken("by-hand")
+	_, err := js.Publish(ctx, subj, []byte("no header"))
+	require.NoError(t, err)
+	m := nats.NewMsg(subj)
+	m.Data = []byte("foreign token")
+	foreign := "k0" // a key of another partition than by-hand's
+	for i := 1; weftjs.PartitionOf(foreign, parts) == weftjs.PartitionOf("by-hand", parts); i++ {
+		foreign = fmt.Sprintf("k%d", i)
+	}
+	m.Header.Set(weftjs.HeaderKeyToken, weftjs.KeyToken(foreign))
+	_, err = js.PublishMsg(ctx, m)
+	require.NoError(t, err)
+	_, err = weftjs.PublishKeyed(ctx, js, src.KeyedPrefix(), "proper", []byte("proper"))
+	require.NoError(t, err)
+
+	keys := map[string]string{}
+	w := newWorker(t, intake.Config{
+		Source: src, Supplier: slots.NewFixed(4), Pool: newPool(t, 2),
+		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+			mu.Lock()
+			keys[string(task.Payload())] = task.(intake.Keyed).Key()
+			mu.Unlock()
+			return nil
+		},
+	})
+	eventually(t, 30*time.Second, func() bool { return w.Stats().Acked == 3 }, "all three tasks acked")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, "proper", keys["proper"])
+	require.NotEmpty(t, keys["no header"], "a keyed task without the header must still be kept in order")
+	require.Equal(t, keys["no header"], keys["foreign token"], "unmarked tasks of one partition share a key")
+	require.NotEqual(t, "by-hand", keys["no header"])
+	require.Len(t, reports, 2, "each unmarked task is reported: %q", reports)
+	for _, r := range reports {
+		require.Contains(t, r, weftjs.HeaderKeyToken)
+	}
 }

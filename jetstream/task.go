@@ -26,6 +26,8 @@ type task struct {
 	// published it).
 	carried int
 
+	// key is a keyed task's key (see Source.keyOf); "" for an unkeyed one.
+	key string
 	// part is the partition a keyed task came from (nil for an unkeyed
 	// one); counted says it counts in the partition's held tasks (a
 	// message that came outside a poll does not).
@@ -72,19 +74,27 @@ func (s *Source) newTask(msg *nats.Msg) (*task, error) {
 	if s.keyed != nil {
 		if p := s.keyed.byCon[meta.Consumer]; p != nil && p.index >= 0 {
 			t.part = p
+			t.key = s.keyOf(msg, p.index)
 		}
 	}
 	return t, nil
 }
 
-// Key is a keyed task's key, from its subject's last token (see
-// KeyedSubject); "" for an unkeyed task.
-func (t *task) Key() string {
-	if t.part == nil {
-		return ""
+// keyOf returns the key of a message delivered by partition i: the one
+// its HeaderKeyToken encodes, if that token belongs to partition i (the
+// server put the message there by the token on its subject). Otherwise it
+// reports the message and returns unmarkedKey.
+func (s *Source) keyOf(msg *nats.Msg, i int) string {
+	tok := msg.Header.Get(HeaderKeyToken)
+	if tok != "" && partitionOfToken(tok, s.cfg.Partitions) == i {
+		return keyOfToken(tok)
 	}
-	return keyOfSubject(t.msg.Subject)
+	s.report(fmt.Errorf("weft/jetstream: keyed task on %q has no %s header of its partition (%d) (publish keyed tasks with PublishKeyed): it runs in order with the partition's other such tasks", msg.Subject, HeaderKeyToken, i))
+	return unmarkedKey
 }
+
+// Key is a keyed task's key (see HeaderKeyToken); "" for an unkeyed task.
+func (t *task) Key() string { return t.key }
 
 // release ends a keyed task's hold on its partition, once.
 func (t *task) release(handedBack bool) {
