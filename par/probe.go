@@ -49,7 +49,7 @@ const (
 func probe[R any](w *scheduler.Worker, chunk func(w *scheduler.Worker, lo, hi int) R, combine func(a, b R) R,
 	lo, hi int, cfg config, stop *atomic.Bool) (r R, next int, perElem float64) {
 	n := hi - lo
-	start := time.Now()
+	start := sinceEpoch()
 	k := cfg.minLen
 	for first := true; lo < hi; first = false {
 		if cfg.maxLen > 0 {
@@ -66,7 +66,7 @@ func probe[R any](w *scheduler.Worker, chunk func(w *scheduler.Worker, lo, hi in
 		if lo == hi || (stop != nil && stop.Load()) {
 			return r, hi, 0
 		}
-		elapsed := time.Since(start)
+		elapsed := sinceEpoch() - start
 		perElem = float64(elapsed) / float64(n-(hi-lo))
 		if float64(hi-lo)*perElem < float64(inlineWork) && (cfg.maxLen == 0 || hi-lo <= cfg.maxLen) {
 			x := chunk(w, lo, hi)
@@ -82,3 +82,12 @@ func probe[R any](w *scheduler.Worker, chunk func(w *scheduler.Worker, lo, hi in
 	}
 	return r, hi, perElem
 }
+
+// epoch is a fixed point for sinceEpoch's readings.
+var epoch = time.Now()
+
+// sinceEpoch reads the monotonic clock only. time.Now would also read the
+// wall clock, which the probe has no use for: on the 2-vCPU VM a Now and a
+// Since cost 65 ns against 49 for two of these, and for a loop of a
+// thousand cheap elements those reads are most of what the probe adds.
+func sinceEpoch() time.Duration { return time.Since(epoch) }
