@@ -175,11 +175,19 @@ func runBare(tb testing.TB, src *weftjs.Source, _ *scheduler.Pool, n int) time.D
 	return time.Since(start)
 }
 
-// BenchmarkKeyedVsUnkeyed runs one worker (16 slots) in turn through
-// 5000 unkeyed tasks and 5000 tasks over 100 keys in 8 partitions (one
-// poller, as keyed order needs), and reports both rates and the keyed
-// rate as a share of the unkeyed one.
+// BenchmarkKeyedVsUnkeyed runs one worker (16 slots, the default
+// pollers) in turn through 5000 unkeyed tasks and 5000 tasks over 100
+// keys, and reports both rates and the keyed rate as a share of the
+// unkeyed one. The sub-benchmarks vary the partition count: every
+// partition is a consumer on the one stream, and the server's work per
+// message grows with them (docs/benchmarks.md, Keyed tasks).
 func BenchmarkKeyedVsUnkeyed(b *testing.B) {
+	for _, parts := range []int{1, 2, 4, 8, 16} {
+		b.Run(fmt.Sprintf("partitions-%d", parts), func(b *testing.B) { keyedVsUnkeyed(b, parts) })
+	}
+}
+
+func keyedVsUnkeyed(b *testing.B, parts int) {
 	const tasks, keys = 5000, 100
 	srv := startServer(b)
 	js := connect(b, srv.url())
@@ -196,12 +204,12 @@ func BenchmarkKeyedVsUnkeyed(b *testing.B) {
 		b.StopTimer()
 		id := fmt.Sprintf("K%x", sha256.Sum256(fmt.Appendf(nil, "keyed%d%v", i, time.Now())))[:12]
 		src = newSource(b, js, weftjs.Config{
-			Stream: id, Subjects: []string{id + ".>"}, Partitions: 8,
+			Stream: id, Subjects: []string{id + ".>"}, Partitions: parts,
 			PollWait: 100 * time.Millisecond, MaxAckPending: 10000, MemberTTL: time.Second,
 		})
 		publishKeyed(b, js, src.KeyedPrefix(), tasks, keys)
 		b.StartTimer()
-		keyed += runWorkerWith(b, src, pool, tasks, 0)
+		keyed += runWorker(b, src, pool, tasks)
 		src.Close()
 	}
 	n := float64(b.N * tasks)
