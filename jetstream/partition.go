@@ -34,15 +34,21 @@ type partition struct {
 	entering int
 	// drainedAt is when the last pull found the consumer empty (it
 	// brought no message, or its last message said none was pending);
-	// zero if it did not. For drainedFor after that, the first pass of a
-	// poll's sweep skips the partition: a request to an empty consumer is
-	// a wasted round trip, which on a run over many partitions was three
-	// in ten of all pulls. The patient pass, which waits, asks it anyway,
-	// and so does any poll once drainedFor has passed, so that new tasks
-	// on a partition that was empty wait at most that long behind busy
-	// ones.
+	// zero if it did not. For a while after that (skipFor), the first
+	// pass of a poll's sweep skips the partition: a request to an empty
+	// consumer is a wasted round trip, which on a run over many
+	// partitions was three in ten of all pulls. The patient pass, which
+	// waits, asks it anyway, and so does any poll once the while has
+	// passed, so that new tasks on a partition that was empty wait at
+	// most drainedMax behind busy ones.
 	drainedAt time.Time
-	held      int // tasks polled from it and not settled
+	// emptyPulls counts the pulls in a row that brought nothing. Each
+	// doubles the skip: a consumer that stays empty while others are busy
+	// (the unkeyed one where every task has a key, a partition whose keys
+	// are done) was asked every drainedFor before, which on a keyed run
+	// was one pull in eleven, each a round trip that a poller waited out.
+	emptyPulls int
+	held       int // tasks polled from it and not settled
 	// returned holds the messages handed back unrun. They are Nak'd
 	// together, in stream order, once the partition holds nothing else
 	// (held == 0, no pull in flight), and it is not pulled until then:
@@ -84,7 +90,16 @@ const sweepWait = 10 * time.Millisecond
 
 // drainedFor is how long a poll's first pass skips a partition found
 // empty (see partition.drainedAt): about a round trip's worth of polls.
-const drainedFor = 2 * time.Millisecond
+// drainedMax bounds the skip after empty pulls in a row.
+const (
+	drainedFor = 2 * time.Millisecond
+	drainedMax = 16 * time.Millisecond
+)
+
+// skipFor is how long after drainedAt the first pass skips p.
+func (p *partition) skipFor() time.Duration {
+	return min(drainedFor<<min(p.emptyPulls, 4), drainedMax)
+}
 
 func newKeyed(s *Source) *keyed {
 	cfg := s.cfg
@@ -326,7 +341,7 @@ func (k *keyed) take(from, left int, patient bool) (*partition, int, int) {
 	for ; left > 0; left-- {
 		p := k.parts[from%len(k.parts)]
 		from++
-		skip := !patient && !p.drainedAt.IsZero() && now.Sub(p.drainedAt) < drainedFor
+		skip := !patient && !p.drainedAt.IsZero() && now.Sub(p.drainedAt) < p.skipFor()
 		if p.owned && !p.busy && len(p.returned) == 0 && !skip {
 			p.busy = true
 			return p, from, left - 1
@@ -421,6 +436,12 @@ func (k *keyed) admit(p *partition, msgs []*nats.Msg, pullErr error) []intake.Ta
 	p.drainedAt = time.Time{}
 	if drained {
 		p.drainedAt = time.Now()
+	}
+	switch {
+	case len(msgs) > 0:
+		p.emptyPulls = 0
+	case pullErr == nil:
+		p.emptyPulls++
 	}
 	for _, t := range tasks {
 		if t := t.(*task); t.part != nil {
