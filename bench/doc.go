@@ -30,6 +30,7 @@
 //	BenchmarkSort/10M/{slices,weft,goroutines}
 //	BenchmarkTreeSum/{layers-20,layers-24}/{sequential,goroutines,weft-values,weft}
 //	BenchmarkLoops/{uniform-10M,irregular-6k,tiny-16,tiny-1000}/{sequential,goroutines,errgroup,weft,weft-on}
+//	BenchmarkLoops/{tiny-16,tiny-1000}/weft-static (a chunk that captures nothing)
 //	BenchmarkLoops/matmul-512/{sequential,goroutines,errgroup,weft}
 //	BenchmarkIdle/{no-pool,weft}
 //	BenchmarkTick/{goroutine,weft}
