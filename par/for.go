@@ -23,10 +23,13 @@ import (
 func ForRange(w *scheduler.Worker, lo, hi int, body func(w *scheduler.Worker, lo, hi int), opts ...Option) {
 	checkFunc(body == nil, "ForRange", "body")
 	checkWorker(w)
+	forRange(w, lo, hi, newConfig(opts), body)
+}
+
+func forRange(w *scheduler.Worker, lo, hi int, cfg config, body func(w *scheduler.Worker, lo, hi int)) {
 	if hi <= lo {
 		return
 	}
-	cfg := newConfig(opts)
 	if hi-lo <= cfg.inlineLen {
 		inlineNone(w, body, lo, hi)
 		return
@@ -43,11 +46,21 @@ func ForRange(w *scheduler.Worker, lo, hi int, body func(w *scheduler.Worker, lo
 // is a few nanoseconds, where a call per element is most of the cost.
 func For(w *scheduler.Worker, n int, body func(i int), opts ...Option) {
 	checkFunc(body == nil, "For", "body")
-	ForRange(w, 0, n, func(_ *scheduler.Worker, lo, hi int) {
+	checkWorker(w)
+	cfg := newConfig(opts)
+	if n <= cfg.inlineLen { // before the chunk closure, which escapes
+		inlineDo(func() {
+			for i := range n {
+				body(i)
+			}
+		})
+		return
+	}
+	forRange(w, 0, n, cfg, func(_ *scheduler.Worker, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			body(i)
 		}
-	}, opts...)
+	})
 }
 
 // ForEach calls body(i, &xs[i]) for every element of xs, possibly in
@@ -56,11 +69,21 @@ func For(w *scheduler.Worker, n int, body func(i int), opts ...Option) {
 // be reused.
 func ForEach[T any](w *scheduler.Worker, xs []T, body func(i int, x *T), opts ...Option) {
 	checkFunc(body == nil, "ForEach", "body")
-	ForRange(w, 0, len(xs), func(_ *scheduler.Worker, lo, hi int) {
+	checkWorker(w)
+	cfg := newConfig(opts)
+	if len(xs) <= cfg.inlineLen {
+		inlineDo(func() {
+			for i := range xs {
+				body(i, &xs[i])
+			}
+		})
+		return
+	}
+	forRange(w, 0, len(xs), cfg, func(_ *scheduler.Worker, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			body(i, &xs[i])
 		}
-	}, opts...)
+	})
 }
 
 // ForRangeErr is ForRange for a body that can fail. After the first error
@@ -105,14 +128,21 @@ func ForErr(ctx context.Context, w *scheduler.Worker, n int, body func(i int) er
 	}
 	cfg := newConfig(opts)
 	if n <= cfg.inlineLen {
-		return ForRangeErr(ctx, w, 0, n, func(_ *scheduler.Worker, lo, hi int) error {
-			for i := lo; i < hi; i++ {
-				if err := body(i); err != nil {
-					return err
+		if n <= 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var err error
+		inlineDo(func() {
+			for i := range n {
+				if err = body(i); err != nil {
+					return
 				}
 			}
-			return nil
-		}, opts...)
+		})
+		return err
 	}
 	l := &loop[none]{}
 	l.chunk = func(_ *scheduler.Worker, lo, hi int) none {

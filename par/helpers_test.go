@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftrt/weft/par"
 	"github.com/weftrt/weft/scheduler"
 )
 
@@ -25,9 +26,9 @@ func pools(t *testing.T) map[string]*scheduler.Pool {
 	return map[string]*scheduler.Pool{"1-worker": one, "4-workers": four}
 }
 
-// lengths cover the inline path (at most MinLen), its edge, and loops
-// long enough to split many times.
-var lengths = []int{0, 1, 7, 256, 257, 1000, 10_007}
+// lengths cover the inline path (at most DefaultInlineLen), its edge,
+// and loops long enough to split many times.
+var lengths = []int{0, 1, 7, par.DefaultInlineLen, par.DefaultInlineLen + 1, 256, 257, 1000, 10_007}
 
 // each runs f for every pool and length as a subtest, on a worker.
 func each(t *testing.T, f func(t *testing.T, w *scheduler.Worker, n int)) {

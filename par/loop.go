@@ -188,6 +188,23 @@ func inline[R any](w *scheduler.Worker, chunk func(w *scheduler.Worker, lo, hi i
 	return r
 }
 
+// inlineDo runs f, a whole loop too short to split, on the calling
+// worker, re-raising a panic as a *scheduler.Panic as the forked path
+// does. The forms built on the chunk forms (For, Map, Reduce, ...) call it
+// before they make their chunk closure, which escapes to the heap because
+// a thief may run it: f does not escape, so a loop run inline allocates
+// no closure of par's.
+func inlineDo(f func()) {
+	done := false
+	defer func() {
+		if !done {
+			panic(core.Recovered(recover()))
+		}
+	}()
+	f()
+	done = true
+}
+
 // inlineNone is inline for a chunk with no result.
 func inlineNone(w *scheduler.Worker, body func(w *scheduler.Worker, lo, hi int), lo, hi int) {
 	done := false

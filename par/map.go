@@ -11,12 +11,22 @@ import (
 // result, so no ordering work is needed afterwards.
 func Map[T, U any](w *scheduler.Worker, xs []T, f func(x T) U, opts ...Option) []U {
 	checkFunc(f == nil, "Map", "f")
+	checkWorker(w)
+	cfg := newConfig(opts)
 	out := make([]U, len(xs))
-	ForRange(w, 0, len(xs), func(_ *scheduler.Worker, lo, hi int) {
+	if len(xs) <= cfg.inlineLen { // before the chunk closure, which escapes
+		inlineDo(func() {
+			for i, x := range xs {
+				out[i] = f(x)
+			}
+		})
+		return out
+	}
+	forRange(w, 0, len(xs), cfg, func(_ *scheduler.Worker, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			out[i] = f(xs[i])
 		}
-	}, opts...)
+	})
 	return out
 }
 
@@ -44,15 +54,28 @@ func MapErr[T, U any](ctx context.Context, w *scheduler.Worker, xs []T, f func(x
 // chunks).
 func Filter[T any](w *scheduler.Worker, xs []T, keep func(x T) bool, opts ...Option) []T {
 	checkFunc(keep == nil, "Filter", "keep")
-	return ReduceRange(w, 0, len(xs), nil, func(_ *scheduler.Worker, lo, hi int) []T {
+	checkWorker(w)
+	cfg := newConfig(opts)
+	if len(xs) <= cfg.inlineLen { // before the chunk closure, which escapes
 		var kept []T
-		for _, x := range xs[lo:hi] {
-			if keep(x) {
-				kept = append(kept, x)
-			}
-		}
+		inlineDo(func() { kept = keepIn(xs, keep) })
 		return kept
-	}, concat[T], opts...)
+	}
+	return reduceRange(w, 0, len(xs), nil, cfg, func(_ *scheduler.Worker, lo, hi int) []T {
+		return keepIn(xs[lo:hi], keep)
+	}, concat[T])
+}
+
+// keepIn returns the elements of xs for which keep returns true, in a new
+// slice (nil if none).
+func keepIn[T any](xs []T, keep func(x T) bool) []T {
+	var kept []T
+	for _, x := range xs {
+		if keep(x) {
+			kept = append(kept, x)
+		}
+	}
+	return kept
 }
 
 // concat appends b to a. a is the left half's own slice, which nothing

@@ -18,10 +18,13 @@ func ReduceRange[R any](w *scheduler.Worker, lo, hi int, identity R, chunk func(
 	checkFunc(chunk == nil, "ReduceRange", "chunk")
 	checkFunc(combine == nil, "ReduceRange", "combine")
 	checkWorker(w)
+	return reduceRange(w, lo, hi, identity, newConfig(opts), chunk, combine)
+}
+
+func reduceRange[R any](w *scheduler.Worker, lo, hi int, identity R, cfg config, chunk func(w *scheduler.Worker, lo, hi int) R, combine func(a, b R) R) R {
 	if hi <= lo {
 		return identity
 	}
-	cfg := newConfig(opts)
 	if hi-lo <= cfg.inlineLen {
 		return inline(w, chunk, lo, hi)
 	}
@@ -35,24 +38,49 @@ func ReduceRange[R any](w *scheduler.Worker, lo, hi int, identity R, chunk func(
 func MapReduce[T, R any](w *scheduler.Worker, xs []T, identity R, f func(x T) R, combine func(a, b R) R, opts ...Option) R {
 	checkFunc(f == nil, "MapReduce", "f")
 	checkFunc(combine == nil, "MapReduce", "combine")
-	return ReduceRange(w, 0, len(xs), identity, func(_ *scheduler.Worker, lo, hi int) R {
+	checkWorker(w)
+	cfg := newConfig(opts)
+	if len(xs) <= cfg.inlineLen { // before the chunk closure, which escapes
+		acc := identity
+		inlineDo(func() {
+			for _, x := range xs {
+				acc = combine(acc, f(x))
+			}
+		})
+		return acc
+	}
+	return reduceRange(w, 0, len(xs), identity, cfg, func(_ *scheduler.Worker, lo, hi int) R {
 		acc := identity
 		for _, x := range xs[lo:hi] {
 			acc = combine(acc, f(x))
 		}
 		return acc
-	}, combine, opts...)
+	}, combine)
 }
 
 // Reduce combines the elements of xs with combine, in order, grouped as a
 // tree (see ReduceRange); identity is the result for an empty xs.
 func Reduce[T any](w *scheduler.Worker, xs []T, identity T, combine func(a, b T) T, opts ...Option) T {
 	checkFunc(combine == nil, "Reduce", "combine")
-	return ReduceRange(w, 0, len(xs), identity, func(_ *scheduler.Worker, lo, hi int) T {
+	checkWorker(w)
+	cfg := newConfig(opts)
+	if len(xs) == 0 {
+		return identity
+	}
+	if len(xs) <= cfg.inlineLen { // before the chunk closure, which escapes
+		acc := xs[0]
+		inlineDo(func() {
+			for _, x := range xs[1:] {
+				acc = combine(acc, x)
+			}
+		})
+		return acc
+	}
+	return reduceRange(w, 0, len(xs), identity, cfg, func(_ *scheduler.Worker, lo, hi int) T {
 		acc := xs[lo]
 		for _, x := range xs[lo+1 : hi] {
 			acc = combine(acc, x)
 		}
 		return acc
-	}, combine, opts...)
+	}, combine)
 }

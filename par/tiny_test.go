@@ -1,0 +1,84 @@
+package par_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftrt/weft/par"
+	"github.com/weftrt/weft/scheduler"
+)
+
+// The data of the tiny loops, at package level so that their bodies
+// capture nothing and Go allocates none of them: what is left is par's.
+var (
+	tinyIn  = []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	tinyOut = make([]float64, len(tinyIn))
+)
+
+func double(i int)               { tinyOut[i] = 2 * tinyIn[i] }
+func doubleAt(i int, x *float64) { tinyOut[i] = 2 * *x }
+func square(x float64) float64   { return x * x }
+func add(a, b float64) float64   { return a + b }
+func last(x float64) bool        { return x == 16 }
+func doubleErr(i int) error      { double(i); return nil }
+func doubleRange(_ *scheduler.Worker, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		double(i)
+	}
+}
+
+// tinyLoops are the loop forms over a loop short enough to run inline.
+var tinyLoops = []struct {
+	name   string
+	allocs float64 // what the form itself must allocate (Map: its result)
+	run    func(w *scheduler.Worker)
+}{
+	{"For", 0, func(w *scheduler.Worker) { par.For(w, len(tinyIn), double) }},
+	{"ForRange", 0, func(w *scheduler.Worker) { par.ForRange(w, 0, len(tinyIn), doubleRange) }},
+	{"ForEach", 0, func(w *scheduler.Worker) { par.ForEach(w, tinyIn, doubleAt) }},
+	{"ForErr", 0, func(w *scheduler.Worker) { _ = par.ForErr(context.Background(), w, len(tinyIn), doubleErr) }},
+	{"Map", 1, func(w *scheduler.Worker) { _ = par.Map(w, tinyIn, square) }},
+	{"MapReduce", 0, func(w *scheduler.Worker) { _ = par.MapReduce(w, tinyIn, 0, square, add) }},
+	{"Reduce", 0, func(w *scheduler.Worker) { _ = par.Reduce(w, tinyIn, 0, add) }},
+	{"Filter", 1, func(w *scheduler.Worker) { _ = par.Filter(w, tinyIn, last) }}, // the kept element
+}
+
+// A loop short enough to run inline allocates nothing of par's own: the
+// forms built on the chunk forms used to make their chunk closure, which
+// escapes to the heap, before they found the loop too short to split.
+func TestTinyLoopsAllocateNothing(t *testing.T) {
+	require.Len(t, tinyIn, par.DefaultInlineLen)
+	p, err := scheduler.New(scheduler.WithWorkers(2))
+	require.NoError(t, err)
+	defer p.Close()
+	for _, l := range tinyLoops {
+		var got float64
+		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+			got = testing.AllocsPerRun(100, func() { l.run(w) })
+		}))
+		require.Equal(t, l.allocs, got, "%s of %d elements", l.name, len(tinyIn))
+	}
+}
+
+// BenchmarkTiny runs each loop form over 16 elements from inside the pool
+// (see TestTinyLoopsAllocateNothing).
+func BenchmarkTiny(b *testing.B) {
+	p, err := scheduler.New()
+	require.NoError(b, err)
+	defer p.Close()
+	for _, l := range tinyLoops {
+		b.Run(l.name, func(b *testing.B) {
+			b.ReportAllocs()
+			err := p.Run(context.Background(), func(w *scheduler.Worker) {
+				for b.Loop() {
+					l.run(w)
+				}
+			})
+			if err != nil {
+				b.Error(err)
+			}
+		})
+	}
+}
