@@ -103,11 +103,13 @@ type child struct {
 	out *bytes.Buffer
 }
 
-func startChild(t *testing.T, url, log string) *child {
+// startChild starts a worker process logging to log, with extraEnv
+// ("NAME=value") added to its environment.
+func startChild(t *testing.T, url, log string, extraEnv ...string) *child {
 	t.Helper()
 	c := &child{log: log, out: new(bytes.Buffer)}
 	c.cmd = exec.Command(os.Args[0], "-test.run=^$")
-	c.cmd.Env = append(os.Environ(), childEnv+"="+log, childURLEnv+"="+url)
+	c.cmd.Env = append(append(os.Environ(), childEnv+"="+log, childURLEnv+"="+url), extraEnv...)
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	require.NoError(t, c.cmd.Start())
 	t.Cleanup(func() {

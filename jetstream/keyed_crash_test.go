@@ -2,11 +2,9 @@ package weftjs_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"sort"
 	"strconv"
@@ -154,18 +152,7 @@ func TestKeyedWorkersCrashAndJoin(t *testing.T) {
 
 func startKeyedChild(t *testing.T, url, log string) *child {
 	t.Helper()
-	c := &child{log: log, out: new(bytes.Buffer)}
-	c.cmd = exec.Command(os.Args[0], "-test.run=^$")
-	c.cmd.Env = append(os.Environ(), childEnv+"="+log, childURLEnv+"="+url, keyedChildEnv+"=1")
-	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
-	require.NoError(t, c.cmd.Start())
-	t.Cleanup(func() {
-		if c.cmd.ProcessState == nil {
-			_ = c.cmd.Process.Kill()
-			_ = c.cmd.Wait()
-		}
-	})
-	return c
+	return startChild(t, url, log, keyedChildEnv+"=1")
 }
 
 type keyedRun struct {

@@ -42,20 +42,20 @@ func MapReduce[T, R any](w *scheduler.Worker, xs []T, identity R, f func(x T) R,
 	cfg := newConfig(opts)
 	if len(xs) <= cfg.inlineLen { // before the chunk closure, which escapes
 		acc := identity
-		inlineDo(func() {
-			for _, x := range xs {
-				acc = combine(acc, f(x))
-			}
-		})
+		inlineDo(func() { acc = foldMap(identity, xs, f, combine) })
 		return acc
 	}
 	return reduceRange(w, 0, len(xs), identity, cfg, func(_ *scheduler.Worker, lo, hi int) R {
-		acc := identity
-		for _, x := range xs[lo:hi] {
-			acc = combine(acc, f(x))
-		}
-		return acc
+		return foldMap(identity, xs[lo:hi], f, combine)
 	}, combine)
+}
+
+// foldMap combines acc with f(x) for every x in xs, in order.
+func foldMap[T, R any](acc R, xs []T, f func(x T) R, combine func(a, b R) R) R {
+	for _, x := range xs {
+		acc = combine(acc, f(x))
+	}
+	return acc
 }
 
 // Reduce combines the elements of xs with combine, in order, grouped as a
@@ -68,19 +68,19 @@ func Reduce[T any](w *scheduler.Worker, xs []T, identity T, combine func(a, b T)
 		return identity
 	}
 	if len(xs) <= cfg.inlineLen { // before the chunk closure, which escapes
-		acc := xs[0]
-		inlineDo(func() {
-			for _, x := range xs[1:] {
-				acc = combine(acc, x)
-			}
-		})
+		var acc T
+		inlineDo(func() { acc = fold(xs[0], xs[1:], combine) })
 		return acc
 	}
 	return reduceRange(w, 0, len(xs), identity, cfg, func(_ *scheduler.Worker, lo, hi int) T {
-		acc := xs[lo]
-		for _, x := range xs[lo+1 : hi] {
-			acc = combine(acc, x)
-		}
-		return acc
+		return fold(xs[lo], xs[lo+1:hi], combine)
 	}, combine)
+}
+
+// fold combines acc with every element of xs, in order.
+func fold[T any](acc T, xs []T, combine func(a, b T) T) T {
+	for _, x := range xs {
+		acc = combine(acc, x)
+	}
+	return acc
 }
