@@ -13,7 +13,8 @@
 //
 // The loop workloads (Uniform, Triangular, MulRows; see loops.go) are
 // kernels over an index range that every contender cuts differently:
-// LoopSeq, LoopGoroutines, LoopErrgroup, and par (LoopPar, MatMulPar).
+// LoopSeq, LoopGoroutines, LoopErrgroup, and par (LoopPar, LoopParWith,
+// MatMulPar).
 // conc's iter.Map runs them in the bench/contenders module.
 //
 // The tree-sum workload (NewTreeSum) is Spice's benchmark: a complete
@@ -30,7 +31,7 @@
 //	BenchmarkSort/10M/{slices,weft,goroutines}
 //	BenchmarkTreeSum/{layers-20,layers-24}/{sequential,goroutines,weft-values,weft}
 //	BenchmarkLoops/{uniform-10M,irregular-6k,tiny-16,tiny-1000}/{sequential,goroutines,errgroup,weft,weft-on}
-//	BenchmarkLoops/{tiny-16,tiny-1000}/weft-static (a chunk that captures nothing)
+//	BenchmarkLoops/{tiny-16,tiny-1000}/weft-values (par.ReduceRangeWith: the data as a value, no closure to allocate)
 //	BenchmarkLoops/matmul-512/{sequential,goroutines,errgroup,weft}
 //	BenchmarkIdle/{no-pool,weft}
 //	BenchmarkTick/{goroutine,weft}

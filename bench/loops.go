@@ -74,10 +74,21 @@ func staticChunks(n, chunks int, spawn func(parts []float64, run func(i int)), k
 	return s
 }
 
-// LoopPar runs k over [0, n) with par.ReduceRange on w.
+// LoopPar runs k over [0, n) with par.ReduceRange on w. Its chunk
+// closure captures k, as a user's captures its data, so Go puts it on the
+// heap: one allocation per loop.
 func LoopPar(w *scheduler.Worker, n int, k LoopKernel, opts ...par.Option) float64 {
 	return par.ReduceRange(w, 0, n, 0, func(_ *scheduler.Worker, lo, hi int) float64 { return k(lo, hi) }, addFloat, opts...)
 }
+
+// LoopParWith is LoopPar with par.ReduceRangeWith: k is passed as the
+// loop's data to a chunk function that captures nothing, so a loop that
+// is not split allocates nothing.
+func LoopParWith(w *scheduler.Worker, n int, k LoopKernel, opts ...par.Option) float64 {
+	return par.ReduceRangeWith(w, k, 0, n, 0, kernelChunk, addFloat, opts...)
+}
+
+func kernelChunk(_ *scheduler.Worker, k LoopKernel, lo, hi int) float64 { return k(lo, hi) }
 
 func addFloat(a, b float64) float64 { return a + b }
 

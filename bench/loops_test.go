@@ -16,31 +16,26 @@ type loopCase struct {
 	k    bench.LoopKernel
 	// perElem adds ns/elem, the wall time per element of the range.
 	perElem bool
-	// static, if set, is k as a top-level chunk function, for the
-	// weft-static contender: a body that captures nothing, so that Go
-	// need not put it on the heap, which shows what par itself costs.
-	static func(w *scheduler.Worker, lo, hi int) float64
+	// tiny adds the weft-values contender.
+	tiny bool
 }
-
-// uniformChunk is bench.Uniform with the chunk signature, a top-level
-// function (see loopCase.static).
-func uniformChunk(_ *scheduler.Worker, lo, hi int) float64 { return bench.Uniform(lo, hi) }
 
 // BenchmarkLoops runs the loop workloads (see bench/loops.go) with every
 // contender: sequential, goroutines (GOMAXPROCS static chunks), errgroup
 // (SetLimit(GOMAXPROCS), 4 chunks per P) and weft (par.ReduceRange on a
 // worker, the loop started from inside a task; weft-on starts it from
 // outside with par.ReduceRangeOn, paying the pool's entry each time). The
-// tiny loops also run weft-static, whose chunk captures nothing: weft's
-// closure captures the kernel, as a user's body captures its data, and Go
-// allocates such a closure on the heap because a thief may run it.
+// tiny loops also run weft-values (par.ReduceRangeWith, the kernel passed
+// as the loop's data): weft's closure captures the kernel, as a user's
+// body captures its data, and Go allocates such a closure on the heap
+// because a thief may run it.
 // conc's iter is in the bench/contenders module (BenchmarkLoops there).
 func BenchmarkLoops(b *testing.B) {
 	cases := []loopCase{
-		{"uniform-10M", 10_000_000, bench.Uniform, true, nil},
-		{"irregular-6k", 6000, bench.Triangular, false, nil},
-		{"tiny-16", 16, bench.Uniform, true, uniformChunk},
-		{"tiny-1000", 1000, bench.Uniform, true, uniformChunk},
+		{"uniform-10M", 10_000_000, bench.Uniform, true, false},
+		{"irregular-6k", 6000, bench.Triangular, false, false},
+		{"tiny-16", 16, bench.Uniform, true, true},
+		{"tiny-1000", 1000, bench.Uniform, true, true},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) { loopContenders(b, c) })
@@ -67,11 +62,11 @@ func loopContenders(b *testing.B, c loopCase) {
 			run(b, func() float64 { return bench.LoopPar(w, c.n, c.k) })
 		})
 	})
-	if c.static != nil {
-		b.Run("weft-static", func(b *testing.B) {
+	if c.tiny {
+		b.Run("weft-values", func(b *testing.B) {
 			p := newPool(b)
 			onPool(b, p, func(w *scheduler.Worker) {
-				run(b, func() float64 { return par.ReduceRange(w, 0, c.n, 0, c.static, sumFloat) })
+				run(b, func() float64 { return bench.LoopParWith(w, c.n, c.k) })
 			})
 		})
 	}
@@ -118,5 +113,3 @@ func checkClose(b *testing.B, got, want float64) {
 		b.Fatalf("got %v, want %v", got, want)
 	}
 }
-
-func sumFloat(x, y float64) float64 { return x + y }

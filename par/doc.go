@@ -1,12 +1,16 @@
 // Package par runs loops in parallel on a weft pool: ForRange and For over
 // index ranges, ForEach, Map, Reduce, MapReduce and Filter over slices,
-// ForEachSeq over iter.Seq and iter.Seq2, and error-returning forms
-// (ForRangeErr, ForErr, MapErr, ForEachSeqErr) that stop early.
+// ForEachSeq over iter.Seq and iter.Seq2, error-returning forms
+// (ForRangeErr, ForErr, MapErr, ForEachSeqErr) that stop early, and value
+// forms (ForRangeWith, ReduceRangeWith) for loops where an allocation
+// counts.
 //
 // Like join and scope, every loop comes in two forms: one for a task,
 // which takes the *scheduler.Worker the task received, and an On form for
 // a goroutine outside the pool, which takes a context.Context and a pool
-// (nil means scheduler.Default()). The chunk forms (ForRange, ForRangeErr,
+// (nil means scheduler.Default()); the With forms have no On form, since
+// entering the pool costs microseconds, a hundred times the allocation
+// they save. The chunk forms (ForRange, ForRangeErr,
 // ReduceRange) hand their body the worker that runs the chunk, so that a
 // loop nests inside a loop: the inner loop runs on the same workers,
 // through the same fork-join machinery, and nested loops never start more
@@ -23,7 +27,9 @@
 //     kept elements aside). A body that captures variables is another
 //     matter: Go puts it on the heap when it is passed to any loop form,
 //     because a thief may run it, and that allocation is most of what a
-//     tiny loop costs over a plain one (docs/loops.md).
+//     tiny loop costs over a plain one (docs/loops.md). The With forms
+//     take the data as a value beside a function that captures nothing,
+//     as join.Call does for forks, and so allocate nothing.
 //  2. Probe. Otherwise the loop runs its first pieces inline, of 1, 16,
 //     256, ... elements, and reads the clock after each. As soon as the
 //     rest, at the cost per element seen so far, is under 32 µs (about
@@ -37,6 +43,13 @@
 //     recursively with join.Call down to a grain of n / (64 × workers)
 //     elements, raised so that a chunk holds at least 2 µs of work, then
 //     bounded by MaxLen and MinLen.
+//
+// Every form hands the machinery a kernel: a small struct of its
+// arguments (ForEach's slice and body, Map's input, output and function,
+// or the caller's closure) with a method that runs a chunk. The probe and
+// the split are generic in it, so no form makes a closure of its own: a
+// loop that the probe finishes allocates nothing of this package's, and
+// one that splits allocates its shared state once.
 //
 // Splitting that finely costs almost nothing because of how weft forks
 // (docs/forks.md): a fork stays private to its worker, a few plain stores,

@@ -224,3 +224,40 @@ func ExampleForEachSeqOn() {
 	fmt.Println(total.Load(), err)
 	// Output: 14 <nil>
 }
+
+// sumSquares is a chunk that takes its data as a parameter and captures
+// nothing, so passing it costs no allocation.
+func sumSquares(_ *scheduler.Worker, xs []float64, lo, hi int) float64 {
+	var s float64
+	for _, x := range xs[lo:hi] {
+		s += x * x
+	}
+	return s
+}
+
+// ReduceRangeWith passes the loop's data beside a chunk that captures
+// nothing: a short loop allocates nothing, where a closure over xs would
+// be put on the heap.
+func ExampleReduceRangeWith() {
+	xs := []float64{1, 2, 3, 4}
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+		s := par.ReduceRangeWith(w, xs, 0, len(xs), 0, sumSquares, func(a, b float64) float64 { return a + b })
+		fmt.Println(s)
+	})
+	// Output: 30
+}
+
+// ForRangeWith is ForRange with the data as a value; a function literal
+// that uses only its parameters captures nothing either.
+func ExampleForRangeWith() {
+	xs := []int{1, 2, 3, 4}
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+		par.ForRangeWith(w, xs, 0, len(xs), func(_ *scheduler.Worker, xs []int, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				xs[i] *= 10
+			}
+		})
+	})
+	fmt.Println(xs)
+	// Output: [10 20 30 40]
+}

@@ -12,9 +12,9 @@ import (
 func Map[T, U any](w *scheduler.Worker, xs []T, f func(x T) U, opts ...Option) []U {
 	checkFunc(f == nil, "Map", "f")
 	checkWorker(w)
-	cfg := newConfig(opts)
 	out := make([]U, len(xs))
-	if len(xs) <= cfg.inlineLen { // before the chunk closure, which escapes
+	cfg := newConfig(opts)
+	if len(xs) <= cfg.inlineLen { // the loop itself, as in ForEach
 		inlineDo(func() {
 			for i, x := range xs {
 				out[i] = f(x)
@@ -22,12 +22,22 @@ func Map[T, U any](w *scheduler.Worker, xs []T, f func(x T) U, opts ...Option) [
 		})
 		return out
 	}
-	forRange(w, 0, len(xs), cfg, func(_ *scheduler.Worker, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			out[i] = f(xs[i])
-		}
-	})
+	forLong(w, 0, len(xs), cfg, mapping[T, U]{xs, out, f})
 	return out
+}
+
+// mapping is Map's kernel.
+type mapping[T, U any] struct {
+	xs  []T
+	out []U
+	f   func(x T) U
+}
+
+func (m mapping[T, U]) chunk(_ *scheduler.Worker, lo, hi int) none {
+	for i := lo; i < hi; i++ {
+		m.out[i] = m.f(m.xs[i])
+	}
+	return none{}
 }
 
 // MapErr is Map for an f that can fail: after the first error (or once
@@ -56,15 +66,21 @@ func Filter[T any](w *scheduler.Worker, xs []T, keep func(x T) bool, opts ...Opt
 	checkFunc(keep == nil, "Filter", "keep")
 	checkWorker(w)
 	cfg := newConfig(opts)
-	if len(xs) <= cfg.inlineLen { // before the chunk closure, which escapes
+	if len(xs) <= cfg.inlineLen { // as in ForEach
 		var kept []T
 		inlineDo(func() { kept = keepIn(xs, keep) })
 		return kept
 	}
-	return reduceRange(w, 0, len(xs), nil, cfg, func(_ *scheduler.Worker, lo, hi int) []T {
-		return keepIn(xs[lo:hi], keep)
-	}, concat[T])
+	return reduceLong(w, 0, len(xs), cfg, filter[T]{xs, keep}, concat[T])
 }
+
+// filter is Filter's kernel.
+type filter[T any] struct {
+	xs   []T
+	keep func(x T) bool
+}
+
+func (f filter[T]) chunk(_ *scheduler.Worker, lo, hi int) []T { return keepIn(f.xs[lo:hi], f.keep) }
 
 // keepIn returns the elements of xs for which keep returns true, in a new
 // slice (nil if none).

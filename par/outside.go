@@ -64,27 +64,26 @@ func MapOn[T, U any](ctx context.Context, p *scheduler.Pool, xs []T, f func(x T)
 
 // ReduceRangeOn is ReduceRange from outside the pool.
 func ReduceRangeOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, identity R, chunk func(w *scheduler.Worker, lo, hi int) R, combine func(a, b R) R, opts ...Option) (R, error) {
+	return reduceOn(ctx, p, lo, hi, identity, chunkFunc[R](chunk), combine, opts)
+}
+
+// MapReduceOn is MapReduce from outside the pool.
+func MapReduceOn[T, R any](ctx context.Context, p *scheduler.Pool, xs []T, identity R, f func(x T) R, combine func(a, b R) R, opts ...Option) (R, error) {
+	return reduceOn(ctx, p, 0, len(xs), identity, mapReduce[T, R]{xs, identity, f, combine}, combine, opts)
+}
+
+// reduceOn runs k over [lo, hi) on a worker of p.
+func reduceOn[K kernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi int, identity R, k K, combine func(a, b R) R, opts []Option) (R, error) {
 	r := identity
 	err := on(ctx, p, func(w *scheduler.Worker) error {
 		if hi <= lo {
 			return nil
 		}
 		var err error
-		r, err = run(ctx, w, lo, hi, newConfig(opts), chunk, combine, nil)
+		r, err = run(ctx, w, lo, hi, newConfig(opts), k, combine, nil)
 		return err
 	})
 	return r, err
-}
-
-// MapReduceOn is MapReduce from outside the pool.
-func MapReduceOn[T, R any](ctx context.Context, p *scheduler.Pool, xs []T, identity R, f func(x T) R, combine func(a, b R) R, opts ...Option) (R, error) {
-	return ReduceRangeOn(ctx, p, 0, len(xs), identity, func(_ *scheduler.Worker, lo, hi int) R {
-		acc := identity
-		for _, x := range xs[lo:hi] {
-			acc = combine(acc, f(x))
-		}
-		return acc
-	}, combine, opts...)
 }
 
 // ForEachSeqOn is ForEachSeqErr from outside the pool.

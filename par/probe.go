@@ -46,17 +46,17 @@ const (
 // their combined result, where the rest starts (hi when the probe ran it
 // all, or the loop stopped: stop is raised, if not nil) and the cost per
 // element it saw, in nanoseconds.
-func probe[R any](w *scheduler.Worker, chunk func(w *scheduler.Worker, lo, hi int) R, combine func(a, b R) R,
+func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
 	lo, hi int, cfg config, stop *atomic.Bool) (r R, next int, perElem float64) {
 	n := hi - lo
 	start := sinceEpoch()
-	k := cfg.minLen
+	piece := cfg.minLen
 	for first := true; lo < hi; first = false {
 		if cfg.maxLen > 0 {
-			k = min(k, cfg.maxLen)
+			piece = min(piece, cfg.maxLen)
 		}
-		end := lo + min(k, hi-lo)
-		x := chunk(w, lo, end)
+		end := lo + min(piece, hi-lo)
+		x := k.chunk(w, lo, end)
 		if first || combine == nil {
 			r = x
 		} else {
@@ -69,7 +69,7 @@ func probe[R any](w *scheduler.Worker, chunk func(w *scheduler.Worker, lo, hi in
 		elapsed := sinceEpoch() - start
 		perElem = float64(elapsed) / float64(n-(hi-lo))
 		if float64(hi-lo)*perElem < float64(inlineWork) && (cfg.maxLen == 0 || hi-lo <= cfg.maxLen) {
-			x := chunk(w, lo, hi)
+			x := k.chunk(w, lo, hi)
 			if combine != nil {
 				r = combine(r, x)
 			}
@@ -78,7 +78,7 @@ func probe[R any](w *scheduler.Worker, chunk func(w *scheduler.Worker, lo, hi in
 		if elapsed >= probeTime {
 			return r, lo, perElem
 		}
-		k *= probeGrowth
+		piece *= probeGrowth
 	}
 	return r, hi, perElem
 }

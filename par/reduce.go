@@ -1,10 +1,6 @@
 package par
 
-import (
-	"context"
-
-	"github.com/weftrt/weft/scheduler"
-)
+import "github.com/weftrt/weft/scheduler"
 
 // ReduceRange computes chunk over chunks that cover [lo, hi) and combines
 // their results with combine, possibly in parallel, returning identity
@@ -18,18 +14,16 @@ func ReduceRange[R any](w *scheduler.Worker, lo, hi int, identity R, chunk func(
 	checkFunc(chunk == nil, "ReduceRange", "chunk")
 	checkFunc(combine == nil, "ReduceRange", "combine")
 	checkWorker(w)
-	return reduceRange(w, lo, hi, identity, newConfig(opts), chunk, combine)
-}
-
-func reduceRange[R any](w *scheduler.Worker, lo, hi int, identity R, cfg config, chunk func(w *scheduler.Worker, lo, hi int) R, combine func(a, b R) R) R {
 	if hi <= lo {
 		return identity
 	}
+	cfg := newConfig(opts)
 	if hi-lo <= cfg.inlineLen {
-		return inline(w, chunk, lo, hi)
+		var r R
+		inlineDo(func() { r = chunk(w, lo, hi) })
+		return r
 	}
-	r, _ := run(context.Background(), w, lo, hi, cfg, chunk, combine, nil) // no error without ctx or fail
-	return r
+	return reduceLong(w, lo, hi, cfg, chunkFunc[R](chunk), combine)
 }
 
 // MapReduce computes combine over f(x) for every x in xs, starting each
@@ -40,14 +34,25 @@ func MapReduce[T, R any](w *scheduler.Worker, xs []T, identity R, f func(x T) R,
 	checkFunc(combine == nil, "MapReduce", "combine")
 	checkWorker(w)
 	cfg := newConfig(opts)
-	if len(xs) <= cfg.inlineLen { // before the chunk closure, which escapes
-		acc := identity
-		inlineDo(func() { acc = foldMap(identity, xs, f, combine) })
-		return acc
+	if len(xs) <= cfg.inlineLen { // as in ForEach
+		r := identity
+		inlineDo(func() { r = foldMap(identity, xs, f, combine) })
+		return r
 	}
-	return reduceRange(w, 0, len(xs), identity, cfg, func(_ *scheduler.Worker, lo, hi int) R {
-		return foldMap(identity, xs[lo:hi], f, combine)
-	}, combine)
+	return reduceLong(w, 0, len(xs), cfg, mapReduce[T, R]{xs, identity, f, combine}, combine)
+}
+
+// mapReduce is MapReduce's kernel: it combines identity with f(x) for
+// every x of the chunk, in order.
+type mapReduce[T, R any] struct {
+	xs       []T
+	identity R
+	f        func(x T) R
+	combine  func(a, b R) R
+}
+
+func (m mapReduce[T, R]) chunk(_ *scheduler.Worker, lo, hi int) R {
+	return foldMap(m.identity, m.xs[lo:hi], m.f, m.combine)
 }
 
 // foldMap combines acc with f(x) for every x in xs, in order.
@@ -63,18 +68,27 @@ func foldMap[T, R any](acc R, xs []T, f func(x T) R, combine func(a, b R) R) R {
 func Reduce[T any](w *scheduler.Worker, xs []T, identity T, combine func(a, b T) T, opts ...Option) T {
 	checkFunc(combine == nil, "Reduce", "combine")
 	checkWorker(w)
-	cfg := newConfig(opts)
 	if len(xs) == 0 {
 		return identity
 	}
-	if len(xs) <= cfg.inlineLen { // before the chunk closure, which escapes
-		var acc T
-		inlineDo(func() { acc = fold(xs[0], xs[1:], combine) })
-		return acc
+	cfg := newConfig(opts)
+	if len(xs) <= cfg.inlineLen { // as in ForEach
+		var r T
+		inlineDo(func() { r = fold(xs[0], xs[1:], combine) })
+		return r
 	}
-	return reduceRange(w, 0, len(xs), identity, cfg, func(_ *scheduler.Worker, lo, hi int) T {
-		return fold(xs[lo], xs[lo+1:hi], combine)
-	}, combine)
+	return reduceLong(w, 0, len(xs), cfg, reduction[T]{xs, combine}, combine)
+}
+
+// reduction is Reduce's kernel: it combines the elements of the chunk in
+// order.
+type reduction[T any] struct {
+	xs      []T
+	combine func(a, b T) T
+}
+
+func (r reduction[T]) chunk(_ *scheduler.Worker, lo, hi int) T {
+	return fold(r.xs[lo], r.xs[lo+1:hi], r.combine)
 }
 
 // fold combines acc with every element of xs, in order.

@@ -88,23 +88,32 @@ func TestPanicPropagatesAfterStopping(t *testing.T) {
 	})
 }
 
+// panicAt panics in the chunk that holds bad.
+func panicAt(_ *scheduler.Worker, bad, lo, hi int) {
+	if lo <= bad && bad < hi {
+		panic(errBoom)
+	}
+}
+
 func TestPanicPropagatesOnManyWorkers(t *testing.T) {
+	forms := map[string]func(w *scheduler.Worker, n int){
+		"ForRange": func(w *scheduler.Worker, n int) {
+			par.ForRange(w, 0, n, func(w *scheduler.Worker, lo, hi int) { panicAt(w, n-7, lo, hi) }, par.MaxLen(100))
+		},
+		"ForRangeWith": func(w *scheduler.Worker, n int) { par.ForRangeWith(w, n-7, 0, n, panicAt, par.MaxLen(100)) },
+	}
 	for name, p := range pools(t) {
-		for _, n := range []int{10, 100_000} { // inline, and split
-			r := func() (r any) {
-				defer func() { r = recover() }()
-				_ = p.Run(context.Background(), func(w *scheduler.Worker) {
-					par.ForRange(w, 0, n, func(_ *scheduler.Worker, lo, hi int) {
-						if lo <= n-7 && n-7 < hi {
-							panic(errBoom)
-						}
-					}, par.MaxLen(100))
-				})
-				return nil
-			}()
-			var pan *scheduler.Panic
-			require.ErrorAs(t, r.(error), &pan, "%s n=%d", name, n)
-			assert.ErrorIs(t, pan, errBoom)
+		for form, loop := range forms {
+			for _, n := range []int{10, 100_000} { // inline, and split
+				r := func() (r any) {
+					defer func() { r = recover() }()
+					_ = p.Run(context.Background(), func(w *scheduler.Worker) { loop(w, n) })
+					return nil
+				}()
+				var pan *scheduler.Panic
+				require.ErrorAs(t, r.(error), &pan, "%s %s n=%d", name, form, n)
+				assert.ErrorIs(t, pan, errBoom)
+			}
 		}
 	}
 }

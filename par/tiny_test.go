@@ -28,6 +28,11 @@ func doubleRange(_ *scheduler.Worker, lo, hi int) {
 		double(i)
 	}
 }
+func doubleWith(_ *scheduler.Worker, in []float64, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		tinyOut[i] = 2 * in[i]
+	}
+}
 
 // tinyLoops are the loop forms over a loop short enough to run inline.
 var tinyLoops = []struct {
@@ -43,6 +48,8 @@ var tinyLoops = []struct {
 	{"MapReduce", 0, func(w *scheduler.Worker) { _ = par.MapReduce(w, tinyIn, 0, square, add) }},
 	{"Reduce", 0, func(w *scheduler.Worker) { _ = par.Reduce(w, tinyIn, 0, add) }},
 	{"Filter", 1, func(w *scheduler.Worker) { _ = par.Filter(w, tinyIn, last) }}, // the kept element
+	{"ForRangeWith", 0, func(w *scheduler.Worker) { par.ForRangeWith(w, tinyIn, 0, len(tinyIn), doubleWith) }},
+	{"ReduceRangeWith", 0, func(w *scheduler.Worker) { _ = par.ReduceRangeWith(w, tinyIn, 0, len(tinyIn), 0, sumWith, add) }},
 }
 
 // A loop short enough to run inline allocates nothing of par's own: the

@@ -23,7 +23,7 @@ func init() {
 	})
 	Register(Contender{
 		Name: "weft-values", Role: result.Weft, Caps: Kernel,
-		Doc:   "a weft pool running the workload's hand-written kernel, where it has one: join.Call with arguments and results by value, no allocation per fork (loops: par.ReduceRange)",
+		Doc:   "a weft pool running the workload's hand-written kernel, where it has one: join.Call with arguments and results by value, no allocation per fork (loops: par.ReduceRangeWith, the kernel passed as the loop's data)",
 		Start: func(n int) (Instance, error) { return StartWeft(n) },
 	})
 	// Only Submit: the door admits tasks from outside, so in the fork-join

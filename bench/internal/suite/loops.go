@@ -8,7 +8,7 @@ import (
 )
 
 // loops is the parallel-loop suite: a kernel over an index range, run by
-// weft's par package (weft-values: par.ReduceRange, which cuts the range
+// weft's par package (weft-values: par.ReduceRangeWith, which cuts the range
 // by timing it and splits on join) and by every other contender through a
 // two-way fork that halves the range into a fixed number of chunks per
 // worker (bench.LoopFork), the way recursive-splitting libraries do.
@@ -34,7 +34,7 @@ func loopKernel(n int, k bench.LoopKernel) *kernel {
 	return &kernel{
 		seq:    func() { got = bench.LoopSeq(n, k) },
 		fork:   func(f bench.Forker) { got = bench.LoopFork(f, n, k) },
-		values: func(w *scheduler.Worker) { got = bench.LoopPar(w, n, k) },
+		values: func(w *scheduler.Worker) { got = bench.LoopParWith(w, n, k) },
 		result: func() uint64 { return uint64(got) },
 		want:   func() uint64 { return uint64(bench.LoopSeq(n, k)) },
 	}
