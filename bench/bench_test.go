@@ -63,6 +63,11 @@ func BenchmarkFib(b *testing.B) {
 			measure(b, func() { onPool(b, p, func(w *scheduler.Worker) { check(b, bench.FibJoin(w, n, 0), want) }) })
 			perFork(b)
 		})
+		b.Run("weft-both", func(b *testing.B) {
+			p := newPool(b)
+			measure(b, func() { onPool(b, p, func(w *scheduler.Worker) { check(b, bench.FibBoth(w, n, 0), want) }) })
+			perFork(b)
+		})
 		b.Run("weft-values", func(b *testing.B) {
 			p := newPool(b)
 			measure(b, func() { onPool(b, p, func(w *scheduler.Worker) { check(b, bench.FibValues(w, n), want) }) })
@@ -169,6 +174,12 @@ func BenchmarkTreeSum(b *testing.B) {
 				p := newPool(b)
 				perNode(b, func(root *bench.TreeSumNode) {
 					onPool(b, p, func(w *scheduler.Worker) { check(b, bench.TreeSumJoin(w, root)) })
+				})
+			})
+			b.Run("weft-both", func(b *testing.B) {
+				p := newPool(b)
+				perNode(b, func(root *bench.TreeSumNode) {
+					onPool(b, p, func(w *scheduler.Worker) { check(b, bench.TreeSumBoth(w, root)) })
 				})
 			})
 		})

@@ -20,16 +20,16 @@
 // The tree-sum workload (NewTreeSum) is Spice's benchmark: a complete
 // binary tree of pointer nodes summed with a fork at every inner node.
 // Its forms are written out by hand too: TreeSumSeq, TreeSumValues
-// (join.Call), TreeSumJoin (join.Join), TreeSumGoroutines, and
-// TreeSumFork for any Forker.
+// (join.Call), TreeSumJoin (join.Join), TreeSumBoth (join.Both),
+// TreeSumGoroutines, and TreeSumFork for any Forker.
 //
 // The benchmarks in this package (go test -bench . ./bench) have stable
 // names so that results compare across changes with benchstat:
 //
-//	BenchmarkFib/full-30/{sequential,weft,weft-values,goroutines}
+//	BenchmarkFib/full-30/{sequential,weft,weft-both,weft-values,goroutines}
 //	BenchmarkFib/cutoff-35/{sequential,weft,goroutines}
 //	BenchmarkSort/10M/{slices,weft,goroutines}
-//	BenchmarkTreeSum/{layers-20,layers-24}/{sequential,goroutines,weft-values,weft}
+//	BenchmarkTreeSum/{layers-20,layers-24}/{sequential,goroutines,weft-values,weft,weft-both}
 //	BenchmarkLoops/{uniform-10M,irregular-6k,tiny-16,tiny-1000}/{sequential,goroutines,errgroup,weft,weft-on}
 //	BenchmarkLoops/{tiny-16,tiny-1000}/weft-values (par.ReduceRangeWith: the data as a value, no closure to allocate)
 //	BenchmarkLoops/matmul-512/{sequential,goroutines,errgroup,weft}

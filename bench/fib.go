@@ -45,6 +45,19 @@ func FibJoin(w *scheduler.Worker, n, cutoff int) int {
 	return a + b
 }
 
+// FibBoth forks with join.Both (closures that return their results) at
+// every level above cutoff: one allocation per fork where FibJoin makes
+// two.
+func FibBoth(w *scheduler.Worker, n, cutoff int) int {
+	if n < 2 || n <= cutoff {
+		return FibSeq(n)
+	}
+	a, b := join.Both(w,
+		func(w *scheduler.Worker) int { return FibBoth(w, n-1, cutoff) },
+		func(w *scheduler.Worker) int { return FibBoth(w, n-2, cutoff) })
+	return a + b
+}
+
 // FibGoroutines forks with a goroutine and a sync.WaitGroup at every level
 // above cutoff.
 func FibGoroutines(n, cutoff int) int {

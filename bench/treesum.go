@@ -98,6 +98,17 @@ func TreeSumJoin(w *scheduler.Worker, n *TreeSumNode) int64 {
 	return n.Val + a + b
 }
 
+// TreeSumBoth forks with join.Both at every inner node.
+func TreeSumBoth(w *scheduler.Worker, n *TreeSumNode) int64 {
+	if n.Left == nil {
+		return n.Val
+	}
+	a, b := join.Both(w,
+		func(w *scheduler.Worker) int64 { return TreeSumBoth(w, n.Left) },
+		func(w *scheduler.Worker) int64 { return TreeSumBoth(w, n.Right) })
+	return n.Val + a + b
+}
+
 // TreeSumGoroutines forks with a goroutine and a sync.WaitGroup at the
 // inner nodes less than depth layers below n, and sums the subtrees below
 // them sequentially.

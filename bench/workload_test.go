@@ -46,6 +46,9 @@ func TestEveryForkerComputesFib(t *testing.T) {
 		}
 		assert.Equal(t, want, bench.FibCutoffValues(w, 18, 9))
 		assert.Equal(t, want, bench.FibValues(w, 18))
+		assert.Equal(t, want, bench.FibJoin(w, 18, 0))
+		assert.Equal(t, want, bench.FibBoth(w, 18, 0))
+		assert.Equal(t, want, bench.FibBoth(w, 18, 9))
 	})
 	assert.Equal(t, 0, bench.FibForks(18, 18))
 }
@@ -95,6 +98,7 @@ func TestEveryFormSumsTheTree(t *testing.T) {
 		onWorkers(t, workers, func(w *scheduler.Worker) {
 			assert.Equal(t, want, bench.TreeSumValues(w, root), "values, %d workers", workers)
 			assert.Equal(t, want, bench.TreeSumJoin(w, root), "join, %d workers", workers)
+			assert.Equal(t, want, bench.TreeSumBoth(w, root), "both, %d workers", workers)
 			for name, f := range forkers(w) {
 				assert.Equal(t, want, bench.TreeSumFork(f, root, layers), "%s, %d workers", name, workers)
 			}

@@ -7,8 +7,8 @@ import (
 	"github.com/weftrt/weft/scheduler"
 )
 
-// BenchmarkCall is the per-join cost of the value form on one worker:
-// fib(25) fully forked, reported per fork next to the sequential
+// BenchmarkCall is the per-join cost on one worker of the value form
+// (Call) and the closure forms (Join, Both): fib(25) fully forked, reported per fork next to the sequential
 // recursion, whose cost per call the fork adds to.
 func BenchmarkCall(b *testing.B) {
 	const n = 25
@@ -22,16 +22,18 @@ func BenchmarkCall(b *testing.B) {
 		}
 		perFork(b)
 	})
-	for _, kind := range []string{"values", "closures"} {
+	for _, kind := range []string{"values", "closures", "both"} {
 		b.Run(kind, func(b *testing.B) {
 			p, err := scheduler.New(scheduler.WithWorkers(1))
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer p.Close()
-			fib := fibCall
-			if kind == "closures" {
-				fib = fibJoin
+			fib := map[string]func(*scheduler.Worker, int) int{
+				"values": fibCall, "closures": fibJoin, "both": fibBoth,
+			}[kind]
+			if kind == "both" {
+				fib = fibBoth
 			}
 			b.ReportAllocs()
 			_ = p.Run(context.Background(), func(w *scheduler.Worker) {

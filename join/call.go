@@ -86,9 +86,6 @@ func (fr *valueFrame[T, R]) done(p *scheduler.Panic) {
 	fr.fork.Done()
 }
 
-// leave ends the join: it drops the frame's references so that the GC can
-// collect what they point to, and frees the frame for the next join at
-// this depth.
 // leaveInline is leave for a join that ran its second half inline: no
 // thief wrote result or panic, so only the arguments need dropping.
 func (fr *valueFrame[T, R]) leaveInline(w *core.Worker) {
@@ -97,6 +94,9 @@ func (fr *valueFrame[T, R]) leaveInline(w *core.Worker) {
 	w.Unfork(&fr.fork)
 }
 
+// leave ends the join: it drops the frame's references so that the GC can
+// collect what they point to, and frees the frame for the next join at
+// this depth.
 func (fr *valueFrame[T, R]) leave(w *core.Worker) {
 	var zt T
 	var zr R

@@ -17,11 +17,14 @@
 // Call(w, f, x, y) computes f(w, x) and f(w, y) and returns both results;
 // arguments and results travel by value in a frame the worker reuses, so
 // with a top-level f it allocates nothing. Join(w, a, b) runs two
-// closures; Go allocates b (and what it captures) on the heap, since
-// another worker may run it, so prefer Call in hot recursions. Both take
-// the *scheduler.Worker that the pool handed to the current task; a
-// goroutine outside the pool calls On or CallOn, which run the join as a
-// task of the given pool (nil means scheduler.Default()).
+// closures; Go allocates b (and the variables it assigns) on the heap,
+// since another worker may run it. Both(w, a, b) runs two closures that
+// return their results, of any two types, so b assigns nothing of the
+// caller's: one allocation per fork instead of two. Prefer Call in hot
+// recursions. All three take the *scheduler.Worker that the pool handed
+// to the current task; a goroutine outside the pool calls On, CallOn or
+// BothOn, which run the join as a task of the given pool (nil means
+// scheduler.Default()).
 //
 // # What a fork costs
 //
@@ -43,7 +46,7 @@
 // A panic in either half is re-raised in the joining task, as a
 // *scheduler.Panic carrying the original value and stack, after both
 // halves have finished (so nothing the halves borrowed is still in use);
-// the first half's panic wins if both panic. Join and Call panic with a
-// message naming the mistake when w is nil or belongs to another
+// the first half's panic wins if both panic. Join, Both and Call panic
+// with a message naming the mistake when w is nil or belongs to another
 // goroutine's task (the latter checked in race-detector builds).
 package join

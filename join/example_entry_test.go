@@ -52,3 +52,13 @@ func ExampleOn() {
 	fmt.Println(lo, hi, err)
 	// Output: 1 9 <nil>
 }
+
+// BothOn runs two closures from outside the pool and returns both results.
+func ExampleBothOn() {
+	xs := []int{7, 3, 9, 1, 4}
+	sum, sorted, err := join.BothOn(nil, // nil: the default pool
+		func(*scheduler.Worker) int { return sumInts(xs) },
+		func(*scheduler.Worker) []int { return slices.Sorted(slices.Values(xs)) })
+	fmt.Println(sum, sorted, err)
+	// Output: 24 [1 3 4 7 9] <nil>
+}

@@ -1,7 +1,11 @@
 package join_test
 
 import (
+	"cmp"
+	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/weftrt/weft/join"
 	"github.com/weftrt/weft/scheduler"
@@ -35,6 +39,25 @@ func ExampleJoin() {
 	fmt.Println(lo, hi)
 	// Output: 9 22
 }
+
+// Both takes closures that return their results, which may differ in
+// type: the second need not assign a variable of the caller, so a fork
+// costs one allocation instead of Join's two.
+func ExampleBoth() {
+	words := []string{"fork", "join", "steal", "sleep", "wake"}
+	p, _ := scheduler.New(scheduler.WithWorkers(2))
+	defer p.Close()
+	_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+		letters, longest := join.Both(w,
+			func(*scheduler.Worker) int { return len(strings.Join(words, "")) },
+			func(*scheduler.Worker) string { return slices.MaxFunc(words, byLength) })
+		fmt.Println(letters, longest)
+	})
+	// Output: 22 steal
+}
+
+// byLength orders strings by length, the first of equals first.
+func byLength(a, b string) int { return cmp.Compare(len(a), len(b)) }
 
 func sumInts(xs []int) int {
 	s := 0

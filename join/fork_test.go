@@ -53,17 +53,17 @@ func TestPrivateForkReachesIdleWorker(t *testing.T) {
 }
 
 // node is a random fork-join tree: each inner node forks its children
-// with Call (values) or Join (closures), or spawns them in a scope; some
-// leaves panic.
+// with Call (values), Join or Both (closures), or spawns them in a scope;
+// some leaves panic.
 type node struct {
-	kind     int // 0: Call, 1: Join, 2: scope
+	kind     int // 0: Call, 1: Join, 2: scope, 3: Both
 	kids     [2]*node
 	visits   atomic.Int32
 	panicked bool // a leaf that panics
 }
 
 func randomNode(r *rand.Rand, depth int) *node {
-	n := &node{kind: r.IntN(3)}
+	n := &node{kind: r.IntN(4)}
 	if depth == 0 || r.IntN(8) == 0 {
 		n.panicked = r.IntN(200) == 0
 		return n
@@ -103,6 +103,11 @@ func visitNode(w *scheduler.Worker, n *node) int {
 		join.Join(w,
 			func(w *scheduler.Worker) { a = visitNode(w, n.kids[0]) },
 			func(w *scheduler.Worker) { b = visitNode(w, n.kids[1]) })
+		return 1 + a + b
+	case 3:
+		a, b := join.Both(w,
+			func(w *scheduler.Worker) int { return visitNode(w, n.kids[0]) },
+			func(w *scheduler.Worker) int { return visitNode(w, n.kids[1]) })
 		return 1 + a + b
 	}
 	var a, b int
@@ -172,31 +177,45 @@ func walk(n *node, f func(*node)) {
 	}
 }
 
-// TestPanickingJoinDropsClosure: a Join whose b panics leaves nothing of b
-// in the worker's frame cache (the closure and what it captured can be
-// collected before another join reuses the frame).
+// TestPanickingJoinDropsClosure: a Join or Both whose b panics leaves
+// nothing of b in the worker's frame cache (the closure and what it
+// captured can be collected before another join reuses the frame).
 func TestPanickingJoinDropsClosure(t *testing.T) {
-	p, err := scheduler.New(scheduler.WithWorkers(1))
-	require.NoError(t, err)
-	defer p.Close()
-	var wp weak.Pointer[[64]byte]
-	catch(func() {
-		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
-			captured := new([64]byte)
-			wp = weak.Make(captured)
-			join.Join(w, func(*scheduler.Worker) {}, func(*scheduler.Worker) {
-				captured[0] = 1
-				panic("b")
+	forms := map[string]func(w *scheduler.Worker, b func()){
+		"Join": func(w *scheduler.Worker, b func()) {
+			join.Join(w, func(*scheduler.Worker) {}, func(*scheduler.Worker) { b() })
+		},
+		"Both": func(w *scheduler.Worker, b func()) {
+			join.Both(w,
+				func(*scheduler.Worker) int { return 0 },
+				func(*scheduler.Worker) int { b(); return 1 })
+		},
+	}
+	for name, form := range forms {
+		t.Run(name, func(t *testing.T) {
+			p, err := scheduler.New(scheduler.WithWorkers(1))
+			require.NoError(t, err)
+			defer p.Close()
+			var wp weak.Pointer[[64]byte]
+			catch(func() {
+				_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+					captured := new([64]byte)
+					wp = weak.Make(captured)
+					form(w, func() {
+						captured[0] = 1
+						panic("b")
+					})
+				})
 			})
+			runtime.GC()
+			assert.Nil(t, wp.Value(), "the panicking join's closure is still reachable")
 		})
-	})
-	runtime.GC()
-	assert.Nil(t, wp.Value(), "the panicking join's closure is still reachable")
+	}
 }
 
-// TestEscapedWorkerCaught: in race-detector builds, Call and Join refuse a
-// *Worker used off its goroutine (elsewhere the check would cost the hot
-// path, and the race detector is where such bugs are hunted).
+// TestEscapedWorkerCaught: in race-detector builds, Call, Join and Both
+// refuse a *Worker used off its goroutine (elsewhere the check would cost
+// the hot path, and the race detector is where such bugs are hunted).
 func TestEscapedWorkerCaught(t *testing.T) {
 	if !raceEnabled {
 		t.Skip("checked in race-detector builds only")
@@ -212,5 +231,11 @@ func TestEscapedWorkerCaught(t *testing.T) {
 			got <- catch(func() { join.Join(w, func(*scheduler.Worker) {}, func(*scheduler.Worker) {}) })
 		}()
 		assert.Contains(t, <-got, "is not the calling goroutine's")
+		go func() {
+			got <- catch(func() { join.Both(w, noopHalf, noopHalf) })
+		}()
+		assert.Contains(t, <-got, "is not the calling goroutine's")
 	}))
 }
+
+func noopHalf(*scheduler.Worker) int { return 0 }

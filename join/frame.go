@@ -36,6 +36,21 @@ func (h *half) unwind(e *core.Worker, r any, runInline func(*scheduler.Worker)) 
 	return p
 }
 
+// checkEntry panics with a message naming the mistake if fn (Join or
+// Both) was handed a nil half or a worker that is nil or, in race-detector
+// builds, not the calling goroutine's.
+func checkEntry(fn string, w *scheduler.Worker, aNil, bNil bool) {
+	if aNil || bNil {
+		panic(nilHalf(fn, aNil))
+	}
+	if w == nil {
+		panic(errNilWorker)
+	}
+	if checkWorker && !w.IsCurrent() {
+		panic(errForeignWorker)
+	}
+}
+
 // engine is w as the scheduler's engine knows it, with the fork and frame
 // operations that join needs: the same pointer (scheduler.Worker is
 // defined as core.Worker), so the conversion costs nothing.

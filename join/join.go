@@ -14,8 +14,9 @@ import (
 //
 // a never escapes, but b may run on another worker, so Go allocates b
 // (and any variable it assigns) on the heap: about two small allocations
-// per Join. For hot recursions use Call, which passes arguments and
-// results by value and allocates nothing.
+// per Join. Both, whose closures return their results, makes one; for hot
+// recursions use Call, which passes arguments and results by value and
+// allocates nothing.
 //
 // If a or b panics, Join re-raises the panic after both have finished, as
 // a *scheduler.Panic with the original value and the stack where it
@@ -24,15 +25,7 @@ import (
 // w is the current worker, which must not be nil; a goroutine outside the
 // pool calls On instead.
 func Join(w *scheduler.Worker, a, b func(*scheduler.Worker)) {
-	if a == nil || b == nil {
-		panic(nilHalf("Join", a == nil))
-	}
-	if w == nil {
-		panic(errNilWorker)
-	}
-	if checkWorker && !w.IsCurrent() {
-		panic(errForeignWorker)
-	}
+	checkEntry("Join", w, a == nil, b == nil)
 	e := engine(w)
 	f := closureFrameAt(e)
 	f.b = b

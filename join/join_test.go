@@ -55,6 +55,16 @@ func fibJoin(w *scheduler.Worker, n int) int {
 	return a + b
 }
 
+func fibBoth(w *scheduler.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := join.Both(w,
+		func(w *scheduler.Worker) int { return fibBoth(w, n-1) },
+		func(w *scheduler.Worker) int { return fibBoth(w, n-2) })
+	return a + b
+}
+
 func TestFib(t *testing.T) {
 	n := 22
 	if testing.Short() {
@@ -64,6 +74,7 @@ func TestFib(t *testing.T) {
 	onPools(t, func(t *testing.T, w *scheduler.Worker) {
 		assert.Equal(t, want, fibCall(w, n))
 		assert.Equal(t, want, fibJoin(w, n))
+		assert.Equal(t, want, fibBoth(w, n))
 	})
 }
 
@@ -121,6 +132,24 @@ func TestCallAllocatesNothing(t *testing.T) {
 	}
 }
 
+// TestBothAllocatesOncePerFork: Both allocates b's closure and nothing
+// else, where the same fib written with Join allocates b and the variable
+// it assigns.
+func TestBothAllocatesOncePerFork(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
+	p, err := scheduler.New(scheduler.WithWorkers(1))
+	require.NoError(t, err)
+	defer p.Close()
+	forks := float64(fibForks(15))
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+		fibBoth(w, 15) // warm the frame cache
+		assert.Equal(t, forks, testing.AllocsPerRun(20, func() { fibBoth(w, 15) }), "Both")
+		assert.Equal(t, 2*forks, testing.AllocsPerRun(20, func() { fibJoin(w, 15) }), "Join")
+	}))
+}
+
 func TestJoinOutsidePool(t *testing.T) {
 	var a, b bool
 	require.NoError(t, join.On(nil, func(*scheduler.Worker) { a = true }, func(*scheduler.Worker) { b = true }))
@@ -129,11 +158,19 @@ func TestJoinOutsidePool(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 6, x)
 	assert.Equal(t, 8, y)
+	s, n, err := join.BothOn(nil,
+		func(*scheduler.Worker) string { return "a" },
+		func(*scheduler.Worker) int { return 2 })
+	require.NoError(t, err)
+	assert.Equal(t, "a", s)
+	assert.Equal(t, 2, n)
 
 	p, err := scheduler.New(scheduler.WithWorkers(2))
 	require.NoError(t, err)
 	p.Close()
 	assert.ErrorIs(t, join.On(p, func(*scheduler.Worker) {}, func(*scheduler.Worker) {}), scheduler.ErrClosed)
+	_, _, err = join.BothOn(p, func(*scheduler.Worker) int { return 1 }, func(*scheduler.Worker) int { return 2 })
+	assert.ErrorIs(t, err, scheduler.ErrClosed)
 }
 
 func TestNilFunctions(t *testing.T) {
@@ -145,7 +182,15 @@ func TestNilFunctions(t *testing.T) {
 	assert.PanicsWithValue(t, "weft/join: Call with a nil function", func() {
 		join.Call[int, int](nil, nil, 1, 2)
 	})
-	nilWorker := "weft/join: nil worker: from outside the pool, use join.On or join.CallOn"
+	g := func(*scheduler.Worker) int { return 0 }
+	assert.PanicsWithValue(t, "weft/join: Both with a nil a (the first function): want two non-nil functions",
+		func() { join.Both[int, int](nil, nil, g) })
+	assert.PanicsWithValue(t, "weft/join: Both with a nil b (the second function): want two non-nil functions",
+		func() { join.Both[int, int](nil, g, nil) })
+	assert.PanicsWithValue(t, "weft/join: BothOn with a nil b (the second function): want two non-nil functions",
+		func() { _, _, _ = join.BothOn[int, int](nil, g, nil) })
+	nilWorker := "weft/join: nil worker: from outside the pool, use join.On, join.CallOn or join.BothOn"
+	assert.PanicsWithValue(t, nilWorker, func() { join.Both(nil, g, g) })
 	assert.PanicsWithValue(t, nilWorker, func() { join.Join(nil, f, f) })
 	assert.PanicsWithValue(t, nilWorker, func() {
 		join.Call(nil, func(*scheduler.Worker, int) int { return 0 }, 1, 2)
@@ -196,6 +241,36 @@ func TestPanics(t *testing.T) {
 		}
 		// The pool keeps working.
 		assert.Equal(t, 55, fibCall(w, 10))
+	})
+}
+
+func TestBothPanics(t *testing.T) {
+	onPools(t, func(t *testing.T, w *scheduler.Worker) {
+		var otherRan atomic.Bool
+		spin := func(w *scheduler.Worker) int { otherRan.Store(true); return fibCall(w, 5) }
+		fail := func(err error) func(*scheduler.Worker) int {
+			return func(*scheduler.Worker) int { panic(err) }
+		}
+		cases := []struct {
+			name string
+			a, b func(*scheduler.Worker) int
+			want error
+		}{
+			{"a", fail(errA), spin, errA},
+			{"b", spin, fail(errB), errB},
+			{"both: a wins", fail(errA), fail(errB), errA},
+		}
+		for _, c := range cases {
+			otherRan.Store(false)
+			p := recoverPanic(t, func() { join.Both(w, c.a, c.b) })
+			assert.Same(t, c.want, p.Value, c.name)
+			if c.name != "both: a wins" {
+				assert.True(t, otherRan.Load(), "%s: the other half finished first", c.name)
+			}
+		}
+		a, b := join.Both(w, spin, func(*scheduler.Worker) string { return "b" })
+		assert.Equal(t, 5, a)
+		assert.Equal(t, "b", b)
 	})
 }
 

@@ -10,7 +10,7 @@ import (
 // no nil worker on purpose: a branch that handed a and b to another
 // goroutine would make Go's escape analysis move every caller's closures
 // to the heap, on the hot path too.
-const errNilWorker = "weft/join: nil worker: from outside the pool, use join.On or join.CallOn"
+const errNilWorker = "weft/join: nil worker: from outside the pool, use join.On, join.CallOn or join.BothOn"
 
 // errForeignWorker is the panic for a *Worker used off its goroutine,
 // caught in race-detector builds.
@@ -37,7 +37,16 @@ func CallOn[T, R any](p *scheduler.Pool, f func(*scheduler.Worker, T) R, x, y T)
 	return rx, ry, err
 }
 
-// nilHalf is the panic message of Join or On (fn) called with a nil a
+// BothOn is Both from a goroutine outside the pool, as On is for Join.
+func BothOn[A, B any](p *scheduler.Pool, a func(*scheduler.Worker) A, b func(*scheduler.Worker) B) (ra A, rb B, err error) {
+	if a == nil || b == nil {
+		panic(nilHalf("BothOn", a == nil))
+	}
+	err = run(p, func(w *scheduler.Worker) { ra, rb = Both(w, a, b) })
+	return ra, rb, err
+}
+
+// nilHalf is the panic message of Join, Both or their On forms (fn) called with a nil a
 // (aNil) or b.
 func nilHalf(fn string, aNil bool) string {
 	which := "b (the second function)"
