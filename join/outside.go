@@ -46,8 +46,8 @@ func BothOn[A, B any](p *scheduler.Pool, a func(*scheduler.Worker) A, b func(*sc
 	return ra, rb, err
 }
 
-// nilHalf is the panic message of Join, Both or their On forms (fn) called with a nil a
-// (aNil) or b.
+// nilHalf is the panic message of Join, Both or their On forms (fn)
+// called with a nil a (aNil) or b.
 func nilHalf(fn string, aNil bool) string {
 	which := "b (the second function)"
 	if aNil {
