@@ -87,6 +87,10 @@ func TestFixedIsFIFO(t *testing.T) {
 	f := slots.NewFixed(1)
 	held, _ := f.TryReserveSlot(noRC)
 	order := make(chan int, waiters)
+	// Each waiter keeps its slot until the newcomer below has tried:
+	// otherwise all eight could be served and gone by then, and the
+	// newcomer would rightly find the slot free.
+	checked := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range waiters {
 		wg.Go(func() {
@@ -96,6 +100,7 @@ func TestFixedIsFIFO(t *testing.T) {
 				return
 			}
 			order <- i
+			<-checked
 			f.ReleaseSlot(slots.ReleaseInfo{Permit: p})
 		})
 		waitQueued(t, f, i+1) // queue them one at a time, in order
@@ -103,6 +108,7 @@ func TestFixedIsFIFO(t *testing.T) {
 	require.True(t, f.WaitersFlag())
 	f.ReleaseSlot(slots.ReleaseInfo{Permit: held})
 	_, ok := f.TryReserveSlot(noRC)
+	close(checked)
 	require.False(t, ok, "a newcomer took a slot from the queue") // the slot went to waiter 0
 	wg.Wait()
 	close(order)
