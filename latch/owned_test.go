@@ -1,6 +1,7 @@
 package latch_test
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 
@@ -71,6 +72,9 @@ func TestOwnedReuseAfterSet(t *testing.T) {
 		done := make(chan struct{})
 		go func() { l.Set(); close(done) }()
 		for !l.Probe() {
+			// Let the setter run: with GOMAXPROCS 1 it would wait for
+			// the runtime to preempt this loop, 20000 times.
+			runtime.Gosched()
 		}
 		l.Init(w, -1) // reuse while the setter may still be returning
 		<-done
