@@ -56,6 +56,16 @@ func TestGoexitInTask(t *testing.T) {
 			_ = join.On(p, func(*scheduler.Worker) {}, func(*scheduler.Worker) { runtime.Goexit() })
 		}))
 		requireGoexit(t, catch(func() {
+			_, _, _ = join.BothOn(p,
+				func(*scheduler.Worker) int { runtime.Goexit(); return 0 },
+				func(*scheduler.Worker) int { return 1 })
+		}))
+		requireGoexit(t, catch(func() {
+			_, _, _ = join.BothOn(p,
+				func(*scheduler.Worker) int { return 0 },
+				func(*scheduler.Worker) int { runtime.Goexit(); return 1 })
+		}))
+		requireGoexit(t, catch(func() {
 			_ = scope.On(p, func(s *scope.Scope) { s.Spawn(func(*scope.Scope) { runtime.Goexit() }) })
 		}))
 
@@ -65,7 +75,7 @@ func TestGoexitInTask(t *testing.T) {
 		}
 		require.NoError(t, p.Broadcast(ctx, func(*scheduler.Worker) { ran.Add(1) }))
 		assert.Equal(t, int32(3*workers), ran.Load())
-		assert.GreaterOrEqual(t, p.Stats().Replaced, uint64(3))
+		assert.GreaterOrEqual(t, p.Stats().Replaced, uint64(5))
 		p.Close()
 	}
 }
