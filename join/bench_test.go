@@ -8,8 +8,9 @@ import (
 )
 
 // BenchmarkCall is the per-join cost on one worker of the value form
-// (Call) and the closure forms (Join, Both): fib(25) fully forked, reported per fork next to the sequential
-// recursion, whose cost per call the fork adds to.
+// (Call) and the closure forms (Join, Both): fib(25) fully forked,
+// reported per fork next to the sequential recursion, whose cost per call
+// the fork adds to.
 func BenchmarkCall(b *testing.B) {
 	const n = 25
 	forks := float64(fibForks(n))
@@ -32,9 +33,6 @@ func BenchmarkCall(b *testing.B) {
 			fib := map[string]func(*scheduler.Worker, int) int{
 				"values": fibCall, "closures": fibJoin, "both": fibBoth,
 			}[kind]
-			if kind == "both" {
-				fib = fibBoth
-			}
 			b.ReportAllocs()
 			_ = p.Run(context.Background(), func(w *scheduler.Worker) {
 				b.ResetTimer()
