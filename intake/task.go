@@ -56,9 +56,8 @@ func (w *Worker) spawn(r *inflight) {
 		return
 	}
 	// Neither r nor the tasks of its key behind it can run here now.
-	for ; r != nil; r = w.nextOfKey(r) {
-		w.handBack(r)
-	}
+	w.handBack(r)
+	w.handBackLine(r)
 	if errors.Is(err, scheduler.ErrClosed) {
 		w.report(fmt.Errorf("weft/intake: the pool is closed; the worker stops: %w", err))
 		go w.Close()
@@ -82,16 +81,28 @@ func (w *Worker) nextOfKey(r *inflight) *inflight {
 	return w.keys.next(r.key)
 }
 
+// handBackLine hands back, unrun, the tasks of r's key that wait behind
+// r, which was handed back unrun. None of them may run now, even if a
+// Resume comes while the line empties: the source delivers r again, and r
+// must run before them.
+func (w *Worker) handBackLine(r *inflight) {
+	for n := w.nextOfKey(r); n != nil; n = w.nextOfKey(n) {
+		w.handBack(n)
+	}
+}
+
 // runOne runs r, unless it was handed back or the worker is halted, and
 // returns the next task of its key.
 func (w *Worker) runOne(r *inflight, sw *scheduler.Worker) (next *inflight) {
 	if !r.state.CompareAndSwap(taskQueued, taskRunning) {
-		return w.nextOfKey(r) // handed back by a Shutdown while it waited
+		w.handBackLine(r) // r was handed back by a Shutdown while it waited
+		return nil
 	}
 	if w.halted() {
 		r.state.Store(taskSettling)
 		w.giveBack(r)
-		return w.nextOfKey(r)
+		w.handBackLine(r)
+		return nil
 	}
 	returned := false
 	defer func() {

@@ -1,0 +1,118 @@
+package intake_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/weftrt/weft/intake"
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/slots"
+)
+
+// lineTask is a keyed task whose settlements are written to a shared log,
+// and whose Nack may run a hook (to make a Resume meet a key line at a
+// chosen point).
+type lineTask struct {
+	id, key string
+	log     *eventLog
+	onNack  func()
+}
+
+func (l *lineTask) ID() string                              { return l.id }
+func (l *lineTask) Payload() []byte                         { return []byte(l.id) }
+func (l *lineTask) Deliveries() int                         { return 1 }
+func (l *lineTask) Key() string                             { return l.key }
+func (l *lineTask) InProgress(context.Context) error        { return nil }
+func (l *lineTask) Terminate(context.Context, string) error { return nil }
+func (l *lineTask) Ack(context.Context) error {
+	l.log.add("ack " + l.id)
+	return nil
+}
+
+func (l *lineTask) Nack(context.Context, time.Duration) error {
+	l.log.add("returned " + l.id)
+	if l.onNack != nil {
+		l.onNack()
+	}
+	return nil
+}
+
+type eventLog struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (e *eventLog) add(s string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.events = append(e.events, s)
+}
+
+func (e *eventLog) get() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.events)
+}
+
+// batchSource delivers its tasks in polls of up to n, as a JetStream
+// partition delivers a key's tasks together, then waits for the poll's end.
+type batchSource struct {
+	mu    sync.Mutex
+	tasks []intake.Task
+}
+
+func (s *batchSource) Poll(ctx context.Context, n int) ([]intake.Task, error) {
+	s.mu.Lock()
+	k := min(n, len(s.tasks))
+	out := s.tasks[:k]
+	s.tasks = s.tasks[k:]
+	s.mu.Unlock()
+	if k > 0 {
+		return out, nil
+	}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// H, A and B of one key arrive in one poll: H runs, A and B wait in the
+// key's line. The worker is paused while H runs, so A is handed back when
+// H ends; a Resume that comes right then must not let B run: the source
+// delivers A again, and A must run before B.
+func TestPauseHandsBackTheWholeKeyLine(t *testing.T) {
+	log := &eventLog{}
+	started, release := make(chan struct{}), make(chan struct{})
+	var w *intake.Worker
+	h := &lineTask{id: "H", key: "k", log: log}
+	a := &lineTask{id: "A", key: "k", log: log, onNack: func() { w.Resume() }}
+	b := &lineTask{id: "B", key: "k", log: log}
+	w = newWorker(t, intake.Config{
+		Source:     &batchSource{tasks: []intake.Task{h, a, b}},
+		Supplier:   slots.NewFixed(4),
+		Pool:       newPool(t, 2),
+		MinPollers: 1, MaxPollers: 1,
+		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+			log.add("run " + task.ID())
+			if task.ID() == "H" {
+				close(started)
+				<-release
+			}
+			return nil
+		},
+	})
+	<-started
+	w.Pause()
+	close(release)
+	eventually(t, 10*time.Second, func() bool {
+		ev := log.get()
+		return slices.Contains(ev, "ack B") || slices.Contains(ev, "returned B")
+	}, "B settled")
+	require.NoError(t, w.Shutdown(context.Background()))
+	ev := log.get()
+	require.NotContains(t, ev, "run B", "B ran before A, handed back ahead of it: %v", ev)
+	ev = slices.DeleteFunc(ev, func(e string) bool { return e == "ack H" }) // settled on its own goroutine
+	require.Equal(t, []string{"run H", "returned A", "returned B"}, ev)
+}
