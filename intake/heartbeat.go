@@ -18,9 +18,20 @@ func (w *Worker) heartbeat() {
 	tick := time.NewTicker(max(every/2, time.Millisecond))
 	defer tick.Stop()
 	var held []*inflight
+	stopped := w.scaler.done // closed once a Shutdown or Close has stopped polling
 	for {
 		select {
 		case <-tick.C:
+		case <-stopped:
+			// Return the unstarted tasks here too: a Shutdown whose
+			// context ended before polling stopped returned without
+			// draining, and until something drains the registry it never
+			// goes quiet, and this goroutine would beat on until Close.
+			stopped = nil
+			for _, r := range w.registry.drain() {
+				w.handBack(r) // only those the pool has not started
+			}
+			continue
 		case <-w.registry.quiet:
 			return
 		case <-w.settleCtx.Done():

@@ -10,6 +10,7 @@ import (
 	"github.com/weftrt/weft/intake/intaketest"
 	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
+	"go.uber.org/goleak"
 )
 
 // Shutdown with tasks running: it stops polling, waits for the running
@@ -140,4 +141,32 @@ func TestCloseIsImmediate(t *testing.T) {
 	eventually(t, 5*time.Second, func() bool { return slotsIdle(w) }, "slots released")
 	w.Close() // twice is fine
 	require.NoError(t, w.Shutdown(context.Background()))
+}
+
+// A Shutdown that gives up at once (its context is already done, so it
+// does not wait for the pollers to stop) still leaves nothing running once
+// the task in flight has settled: the heartbeat goroutine ends too,
+// without a Close.
+func TestShutdownGivingUpLeavesNoGoroutine(t *testing.T) {
+	q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: 50 * time.Millisecond})
+	putN(q, 1)
+	pool := newPool(t, 2)
+	before := goleak.IgnoreCurrent()
+	release := make(chan struct{})
+	w, err := intake.New(intake.Config{
+		Source: q, Pool: pool, Heartbeat: 10 * time.Millisecond,
+		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+			<-release
+			return nil
+		},
+	})
+	require.NoError(t, err)
+	defer w.Close()
+	eventually(t, 5*time.Second, func() bool { return w.Stats().Started == 1 }, "the task started")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, w.Shutdown(ctx), context.Canceled)
+	close(release)
+	eventually(t, 5*time.Second, func() bool { return w.Stats().Acked == 1 }, "the task acknowledged")
+	require.NoError(t, goleak.Find(before, goleak.IgnoreAnyFunction("github.com/weftrt/weft/internal/core.(*Worker).main")))
 }

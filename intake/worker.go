@@ -78,11 +78,11 @@ func New(cfg Config) (*Worker, error) {
 	w.runCtx, w.cancelRun = context.WithCancel(context.Background())
 	w.settleCtx, w.cancelSettle = context.WithCancel(context.Background())
 	w.epoch = newPollEpoch(w.pollCtx)
+	w.scaler.init(cfg.MinPollers, cfg.MaxPollers, cfg.MaxBatch)
 	if cfg.Heartbeat > 0 {
 		w.heartbeatDone = make(chan struct{})
-		go w.heartbeat()
+		go w.heartbeat() // after scaler.init: it waits on scaler.done
 	}
-	w.scaler.init(cfg.MinPollers, cfg.MaxPollers, cfg.MaxBatch)
 	for range cfg.MinPollers {
 		w.scaler.enter()
 		go w.poll()
