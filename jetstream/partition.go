@@ -70,6 +70,7 @@ type keyed struct {
 	next    int           // where the next poll starts its sweep
 	changed chan struct{} // closed, and replaced, when a partition may have become pollable
 	bound   bool          // the partitions' consumers are known to exist
+	nakErrs []error       // Naks that failed under mu, to report once it is let go (unlock)
 	owned   []int         // the partitions assigned to this worker, as last told to OnPartitions
 
 	kv     natsjs.KeyValue
@@ -457,7 +458,7 @@ func (k *keyed) admit(p *partition, msgs []*nats.Msg, pullErr error) []intake.Ta
 		p.busy = false
 		k.flushLocked(p)
 	}
-	k.mu.Unlock()
+	k.unlock()
 	return tasks
 }
 
@@ -467,7 +468,7 @@ func (k *keyed) admit(p *partition, msgs []*nats.Msg, pullErr error) []intake.Ta
 func (k *keyed) taken(t *task) {
 	p := t.part
 	k.mu.Lock()
-	defer k.mu.Unlock()
+	defer k.unlock()
 	if !t.entering {
 		return
 	}
@@ -492,7 +493,7 @@ func (k *keyed) settled(t *task, handedBack bool) {
 	}
 	k.flushLocked(p)
 	idle := !p.owned && p.held == 0 && !p.busy && len(p.returned) == 0
-	k.mu.Unlock()
+	k.unlock()
 	if idle {
 		select { // let the member loop unpin it now
 		case k.kick <- struct{}{}:
@@ -504,7 +505,8 @@ func (k *keyed) settled(t *task, handedBack bool) {
 // flushLocked Naks p's returned messages, in stream order, once p holds
 // no other task and no pull on it is in flight (see partition.returned).
 // The Naks go out under the lock, so that no pull of p can pass them;
-// each is a publish, buffered by the client.
+// each is a publish, buffered by the client. A Nak that fails is reported
+// by k.unlock, after the lock is let go.
 func (k *keyed) flushLocked(p *partition) {
 	if p.held > 0 || p.busy || len(p.returned) == 0 {
 		return
@@ -514,11 +516,23 @@ func (k *keyed) flushLocked(p *partition) {
 	})
 	for _, m := range p.returned {
 		if err := m.Nak(); err != nil {
-			k.s.report(fmt.Errorf("weft/jetstream: returning a task of partition %d (it comes back after AckWait): %w", p.index, err))
+			k.nakErrs = append(k.nakErrs, fmt.Errorf("weft/jetstream: returning a task of partition %d (it comes back after AckWait): %w", p.index, err))
 		}
 	}
 	p.returned = nil
 	k.wakeLocked()
+}
+
+// unlock lets go of k.mu, then reports the Naks that failed under it: the
+// report calls the user's OnError, which may call back into the source
+// (OwnedPartitions takes k.mu).
+func (k *keyed) unlock() {
+	errs := k.nakErrs
+	k.nakErrs = nil
+	k.mu.Unlock()
+	for _, err := range errs {
+		k.s.report(err)
+	}
 }
 
 func compareSeq(a, b *nats.Msg) int {
@@ -559,7 +573,7 @@ func (k *keyed) close() {
 			pinned = append(pinned, p)
 		}
 	}
-	k.mu.Unlock()
+	k.unlock()
 	if k.s.nc.IsClosed() {
 		return
 	}
