@@ -20,3 +20,7 @@ func AckVia(ctx context.Context, src *Source, reply string, timeout time.Duratio
 
 // ErrSourceClosed fails the acks still waiting when their source closes.
 var ErrSourceClosed = errSourceClosed
+
+// Assign is the partition assignment over a member list, for tests that
+// need a member ID that wins a given partition.
+var Assign = assign

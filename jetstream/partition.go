@@ -214,7 +214,8 @@ func (k *keyed) run() {
 
 // refresh renews this worker's member entry, reads the live members,
 // takes the partitions assigned to it and lets go of the others once it
-// holds none of their tasks, and renews the pins it holds.
+// holds none of their tasks, and renews the pins it holds, those of
+// partitions it must still let go of included.
 func (k *keyed) refresh() {
 	ctx, cancel := context.WithTimeout(context.Background(), bindTimeout)
 	defer cancel()
@@ -244,6 +245,11 @@ func (k *keyed) refresh() {
 			alive = append(alive, p)
 		case p.held == 0 && !p.busy && len(p.returned) == 0:
 			release = append(release, p)
+		default:
+			// Assigned elsewhere, but its tasks are still here: the pin
+			// must outlive them, or it lapses after PinnedTTL and the
+			// new owner runs their keys' next tasks beside them.
+			alive = append(alive, p)
 		}
 	}
 	changed := !slices.Equal(owned, k.owned)
