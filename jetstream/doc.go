@@ -145,7 +145,8 @@
 //     gets N/members partitions or one more, and a join or a leave moves
 //     few. A worker pulls only the partitions assigned to it. One that
 //     loses a partition (a join) stops pulling it, finishes and settles
-//     the tasks it holds from it, then unpins it, so that the new owner,
+//     the tasks it holds from it, renewing its pin meanwhile however long
+//     they take, then unpins it, so that the new owner,
 //     whose pulls the server held back meanwhile, starts after the last
 //     of them. A worker that dies keeps its pins until PinnedTTL passes.
 //   - Inside a worker, intake runs a key's tasks one at a time, in the
