@@ -58,26 +58,6 @@ func (e *eventLog) get() []string {
 	return slices.Clone(e.events)
 }
 
-// batchSource delivers its tasks in polls of up to n, as a JetStream
-// partition delivers a key's tasks together, then waits for the poll's end.
-type batchSource struct {
-	mu    sync.Mutex
-	tasks []intake.Task
-}
-
-func (s *batchSource) Poll(ctx context.Context, n int) ([]intake.Task, error) {
-	s.mu.Lock()
-	k := min(n, len(s.tasks))
-	out := s.tasks[:k]
-	s.tasks = s.tasks[k:]
-	s.mu.Unlock()
-	if k > 0 {
-		return out, nil
-	}
-	<-ctx.Done()
-	return nil, ctx.Err()
-}
-
 // H, A and B of one key arrive in one poll: H runs, A and B wait in the
 // key's line. The worker is paused while H runs, so A is handed back when
 // H ends; a Resume that comes right then must not let B run: the source
@@ -89,8 +69,12 @@ func TestPauseHandsBackTheWholeKeyLine(t *testing.T) {
 	h := &lineTask{id: "H", key: "k", log: log}
 	a := &lineTask{id: "A", key: "k", log: log, onNack: func() { w.Resume() }}
 	b := &lineTask{id: "B", key: "k", log: log}
+	src := &instantSource{valve: 1 << 40}
+	for _, task := range []intake.Task{h, a, b} {
+		src.put(task)
+	}
 	w = newWorker(t, intake.Config{
-		Source:     &batchSource{tasks: []intake.Task{h, a, b}},
+		Source:     src,
 		Supplier:   slots.NewFixed(4),
 		Pool:       newPool(t, 2),
 		MinPollers: 1, MaxPollers: 1,
