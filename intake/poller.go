@@ -118,7 +118,7 @@ func (w *Worker) pollOnce(permits []slots.Permit) (pollOutcome, time.Duration) {
 
 func (w *Worker) releaseUnused(permits []slots.Permit) {
 	for _, p := range permits {
-		must(w.tracker.Release(p, slots.NeverUsed()))
+		w.releaseSlot(p, slots.NeverUsed())
 	}
 }
 

@@ -121,7 +121,19 @@ func (w *Worker) runOne(r *inflight, sw *scheduler.Worker) (next *inflight) {
 
 // runHandler runs r's handler, and settles r however the handler ends.
 func (w *Worker) runHandler(r *inflight, sw *scheduler.Worker) {
-	must(w.tracker.MarkUsed(r.permit, slots.TaskInfo{Kind: w.cfg.Kind, Data: r.task}))
+	var markErr error
+	if pan := core.Catch(func() {
+		markErr = w.tracker.MarkUsed(r.permit, slots.TaskInfo{Kind: w.cfg.Kind, Data: r.task})
+	}); pan != nil {
+		// The supplier panicked in MarkSlotUsed. The tracker has recorded
+		// the slot as used, so the task fails unrun with the panic: its
+		// slot is released and it is retried, instead of both being lost
+		// with the panic unwinding into the pool.
+		w.report(fmt.Errorf("weft/intake: the supplier panicked marking the slot of task %s: %w", r.task.ID(), pan))
+		w.ended(r, pan)
+		return
+	}
+	must(markErr)
 	w.counts.started.Add(1)
 	var err error
 	// RunThen settles the task even if the handler calls runtime.Goexit
@@ -209,7 +221,20 @@ func (w *Worker) endTask(r *inflight, err error) {
 		w.counts.failed.Add(1)
 	}
 	w.counts.settling.Add(1)
-	must(w.tracker.Release(r.permit, reason))
+	w.releaseSlot(r.permit, reason)
+}
+
+// releaseSlot releases p through the tracker. The tracker records the
+// release before it calls the supplier, so a supplier that panics in
+// ReleaseSlot loses no slot of ours: its panic is reported, and does not
+// unwind through the worker's bookkeeping (a settleRoom token, the
+// registry) and leave it stuck.
+func (w *Worker) releaseSlot(p slots.Permit, reason slots.ReleaseReason) {
+	var err error
+	if pan := core.Catch(func() { err = w.tracker.Release(p, reason) }); pan != nil {
+		w.report(fmt.Errorf("weft/intake: the supplier panicked releasing %v: %w", p, pan))
+	}
+	must(err)
 }
 
 // settleEnded settles a task whose slot endTask released, then gives its
@@ -309,7 +334,7 @@ func (w *Worker) giveBack(r *inflight) {
 
 // release gives a settled task's slot back and forgets the task.
 func (w *Worker) release(r *inflight, reason slots.ReleaseReason) {
-	must(w.tracker.Release(r.permit, reason))
+	w.releaseSlot(r.permit, reason)
 	w.registry.remove(r)
 }
 
