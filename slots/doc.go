@@ -51,7 +51,9 @@
 // an error, never both, and a reservation that ends with an error (the
 // usual case: ctx ended while waiting) leaves no slot taken, even when a
 // slot was handed to it at the very moment ctx ended: it must pass that
-// slot on. MarkSlotUsed and ReleaseSlot must not block.
+// slot on. MarkSlotUsed and ReleaseSlot must not block, nor release the
+// permit they are told about (a Release of a permit waits until its
+// MarkSlotUsed has returned, so that the supplier sees the two in order).
 //
 // With WithLeakHook a Tracker also finds permits dropped without release:
 // each permit carries a stamp with a runtime.AddCleanup, and a stamp

@@ -7,7 +7,8 @@ import (
 
 // A record's phase, kept in the low phaseBits bits of its state word. A
 // record moves Free -> Issued (a supplier hands out a permit) -> Reserved
-// (a Tracker adopts it) -> Used (MarkUsed) -> Released (Tracker.Release),
+// (a Tracker adopts it) -> Marking (MarkUsed is telling the supplier)
+// -> Used -> Released (Tracker.Release),
 // skipping Used when the slot is released unused. A supplier that reuses
 // records (Fixed) moves Released or Issued back to Free when the slot comes
 // home; a record made by NewPermit stops at Released.
@@ -17,6 +18,11 @@ const (
 	phaseReserved        // a Tracker holds the permit; not yet marked used
 	phaseUsed            // marked used: a task runs on the slot
 	phaseReleased        // released through a Tracker, not yet back home
+	// phaseMarking: MarkUsed has taken the permit and is telling the
+	// supplier; it becomes Used once MarkSlotUsed has returned. A Release
+	// that finds it waits, so that the supplier never sees ReleaseSlot
+	// before the MarkSlotUsed of the same permit.
+	phaseMarking
 
 	phaseBits = 3
 	phaseMask = 1<<phaseBits - 1

@@ -235,7 +235,12 @@ func (r *ResourceBased) throttle(now time.Time, b int) int {
 		return floor
 	}
 	r.lastRaise = now
-	return int(min(int64(b), int64(floor)+int64(steps)))
+	// steps may be huge (lastRaise zero: the time since is the largest
+	// Duration), so compare rather than add, which could overflow.
+	if steps >= time.Duration(b-floor) {
+		return b
+	}
+	return floor + int(steps)
 }
 
 // wakeLocked wakes the reservers waiting for a change.

@@ -158,7 +158,7 @@ func (t *Tracker) MarkUsed(p Permit, task TaskInfo) error {
 	}
 	sh := t.used.shard(p.id)
 	sh.mu.Lock()
-	err := t.toUsed(p)
+	err := t.toMarking(p)
 	if err == nil {
 		sh.link(p.rec, task)
 		// Under the lock: a Release of p, which takes it to unlink p,
@@ -169,6 +169,10 @@ func (t *Tracker) MarkUsed(p Permit, task TaskInfo) error {
 	if err != nil {
 		return err
 	}
+	// Marking becomes Used once the supplier has been told, even if it
+	// panics: a Release racing this one waits for it, so the supplier
+	// sees MarkSlotUsed before ReleaseSlot.
+	defer p.rec.state.Store(word(p.id, phaseUsed))
 	t.supplier.MarkSlotUsed(UsedInfo{Permit: p.bare(), Task: task})
 	// Until the move to Used is done the stamp must stay reachable, or
 	// leak detection could reclaim the permit under our feet.
@@ -176,16 +180,16 @@ func (t *Tracker) MarkUsed(p Permit, task TaskInfo) error {
 	return nil
 }
 
-// toUsed moves p from Reserved to Used.
-func (t *Tracker) toUsed(p Permit) error {
+// toMarking moves p from Reserved to Marking.
+func (t *Tracker) toMarking(p Permit) error {
 	// The CAS succeeds only for this permit (its id) while Reserved, so
 	// it cannot mark a released permit, or one whose record was issued
 	// again, and of two racing marks only one wins.
 	want := word(p.id, phaseReserved)
-	if p.rec.state.CompareAndSwap(want, word(p.id, phaseUsed)) {
+	if p.rec.state.CompareAndSwap(want, word(p.id, phaseMarking)) {
 		return nil
 	}
-	if p.rec.state.Load() == word(p.id, phaseUsed) {
+	if w := p.rec.state.Load(); w == word(p.id, phaseUsed) || w == word(p.id, phaseMarking) {
 		return fmt.Errorf("%w: %v", ErrMarkedTwice, p)
 	}
 	return fmt.Errorf("%w: %v was released", ErrUnknownPermit, p)
@@ -214,6 +218,12 @@ func (r *record) toReleased(id uint64) (uint64, bool) {
 	for {
 		w := r.state.Load()
 		phase := w & phaseMask
+		if w>>phaseBits == id && phase == phaseMarking {
+			// A MarkUsed is telling the supplier, which must not block:
+			// wait for it, so that this release reaches the supplier after.
+			runtime.Gosched()
+			continue
+		}
 		if w>>phaseBits != id || (phase != phaseReserved && phase != phaseUsed) {
 			return 0, false
 		}
