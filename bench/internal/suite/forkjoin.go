@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -56,17 +57,23 @@ type kernel struct {
 	coarse func(bench.Forker)
 	result func() uint64
 	want   func() uint64 // computed once, sequentially, on first use
+	// set stores v where result reads it. Before each run the kernel
+	// stores a wrong answer there, so that a form that skips the work
+	// fails its check instead of passing on the last run's answer. nil
+	// where prepare already undoes the last run (mergesort).
+	set func(v uint64)
 
-	// The forks fork and coarse make, counted once, on first use.
+	// The forks fork and coarse make, counted on first use at each
+	// GOMAXPROCS (bench.LoopFork cuts by it).
 	forks, coarseForks func() int
 }
 
 func (k *kernel) workload(name, doc string) *workload {
 	k.want = sync.OnceValue(k.want)
-	k.forks = sync.OnceValue(func() int { return countForks(k.prepare, k.fork) })
+	k.forks = perProcs(func() int { return countForks(k.prepare, k.fork) })
 	k.coarseForks = k.forks
 	if k.coarse != nil {
-		k.coarseForks = sync.OnceValue(func() int { return countForks(k.prepare, k.coarse) })
+		k.coarseForks = perProcs(func() int { return countForks(k.prepare, k.coarse) })
 	}
 	return &workload{
 		name: name, doc: doc, metrics: forkJoinMetrics, iters: 1, shared: true,
@@ -86,6 +93,9 @@ func (k *kernel) start(c contender.Contender, inst contender.Instance) (func() (
 		perFork := 1 / float64(max(forks(), 1))
 		if k.prepare != nil {
 			k.prepare()
+		}
+		if k.set != nil {
+			k.set(^k.want())
 		}
 		var runErr error
 		span := runner.Time(func() { runErr = body() })
@@ -118,6 +128,25 @@ func (k *kernel) body(c contender.Contender, inst contender.Instance) (run func(
 	return func() error { return f.Fork(fork) }, forks, err
 }
 
+// perProcs memoizes count for each GOMAXPROCS it is called at: a form
+// may cut its work by GOMAXPROCS (bench.LoopFork does), and the runner
+// calls a trial's runs at its case's worker count.
+func perProcs(count func() int) func() int {
+	var mu sync.Mutex
+	counts := map[int]int{}
+	return func() int {
+		p := runtime.GOMAXPROCS(0)
+		mu.Lock()
+		defer mu.Unlock()
+		n, ok := counts[p]
+		if !ok {
+			n = count()
+			counts[p] = n
+		}
+		return n
+	}
+}
+
 // countForks runs fork sequentially, once, and returns how many forks it
 // made: simpler than a closed form per workload, and for mergesort, whose
 // merges split where the data says, the only way.
@@ -147,6 +176,7 @@ func fibFull(n int) *kernel {
 		values: func(w *scheduler.Worker) { got = bench.FibValues(w, n) },
 		result: func() uint64 { return uint64(got) },
 		want:   func() uint64 { return uint64(bench.FibSeq(n)) },
+		set:    func(v uint64) { got = int(v) },
 	}
 }
 
@@ -158,6 +188,7 @@ func fibCutoff(n, cutoff int) *kernel {
 		values: func(w *scheduler.Worker) { got = bench.FibCutoffValues(w, n, cutoff) },
 		result: func() uint64 { return uint64(got) },
 		want:   func() uint64 { return uint64(bench.FibSeq(n)) },
+		set:    func(v uint64) { got = int(v) },
 	}
 }
 
@@ -188,5 +219,6 @@ func tree(nodes, grain int) *kernel {
 		values: func(w *scheduler.Worker) { got = bench.TreeValues(w, t) },
 		result: func() uint64 { return got },
 		want:   func() uint64 { return bench.TreeSeq(t) },
+		set:    func(v uint64) { got = v },
 	}
 }

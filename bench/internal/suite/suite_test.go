@@ -1,6 +1,7 @@
 package suite_test
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -187,4 +188,106 @@ func TestTreeSumForks(t *testing.T) {
 		assert.InEpsilon(t, v[1], v[0]*float64(bench.TreeSumNodes(layers)), 1e-9, "wall per node")
 		assert.InDelta(t, v[2], v[4]*float64(want), 1e-3, "CPU per fork, %s", role)
 	}
+}
+
+// skipInstance claims to fork but never runs the root: a contender that
+// skips the work.
+type skipInstance struct{}
+
+func (skipInstance) Close()                        {}
+func (skipInstance) Fork(func(bench.Forker)) error { return nil }
+
+// TestSkippedWorkFailsAfterARightAnswer checks that a contender that does
+// nothing fails its check even when the case before it in the same bout
+// left the right answer behind.
+func TestSkippedWorkFailsAfterARightAnswer(t *testing.T) {
+	skipper := contender.Contender{Name: "skipper", Role: result.Alternative, Caps: contender.Fork,
+		Start: func(int) (contender.Instance, error) { return skipInstance{}, nil }}
+	seq, err := contender.Lookup([]string{"sequential"})
+	require.NoError(t, err)
+	ss, err := suite.Lookup([]string{"fork-join", "tree-sum", "loops"})
+	require.NoError(t, err)
+	for _, s := range ss {
+		cases := s.Cases(suite.Config{Sizes: tiny(), Contenders: append(seq, skipper), Workers: []int{1}})
+		for i := 0; i < len(cases); i += 2 {
+			pair := cases[i : i+2] // the workload's sequential case, then the skipper's: one bout
+			require.Equal(t, "skipper", pair[1].Contender)
+			_, err := runner.Run(t.Context(), pair, runner.Options{Reps: 1})
+			assert.ErrorContains(t, err, "wrong result", pair[1].Name())
+		}
+	}
+}
+
+// dropOneForker forks inline but loses the second half of the first fork
+// whose first half forked no further: with a grain of one index, that half
+// is a single index of the loop.
+type dropOneForker struct{ forks, dropped *int }
+
+func (f dropOneForker) Fork(a, b func(bench.Forker)) {
+	*f.forks++
+	before := *f.forks
+	a(f)
+	if *f.forks == before && *f.dropped == 0 {
+		*f.dropped = 1
+		return
+	}
+	b(f)
+}
+
+type dropOneInstance struct{}
+
+func (dropOneInstance) Close() {}
+func (dropOneInstance) Fork(root func(bench.Forker)) error {
+	var forks, dropped int
+	root(dropOneForker{&forks, &dropped})
+	return nil
+}
+
+// TestLoopAnswerIsExact checks that a loop that loses one index fails:
+// the uniform loop's sum is exact, so it compares whole, fraction and all.
+func TestLoopAnswerIsExact(t *testing.T) {
+	sizes := tiny()
+	sizes.LoopUniform = 20 // a grain of one index at one worker
+	sloppy := contender.Contender{Name: "sloppy", Role: result.Alternative, Caps: contender.Fork,
+		Start: func(int) (contender.Instance, error) { return dropOneInstance{}, nil }}
+	ss, err := suite.Lookup([]string{"loops"})
+	require.NoError(t, err)
+	cases := ss[0].Cases(suite.Config{Sizes: sizes, Contenders: []contender.Contender{sloppy}, Workers: []int{1}})
+	require.Equal(t, "uniform", cases[0].Workload)
+	_, err = runner.Run(t.Context(), cases[:1], runner.Options{Reps: 1})
+	assert.ErrorContains(t, err, "wrong result")
+}
+
+// TestLoopForksPerWorkerCount checks that CPU/fork divides by the forks
+// the loop made at the case's own worker count, whichever case ran first:
+// bench.LoopFork cuts more chunks for more workers.
+func TestLoopForksPerWorkerCount(t *testing.T) {
+	ss, err := suite.Lookup([]string{"loops"})
+	require.NoError(t, err)
+	var forks int
+	counting := contender.Contender{Name: "counting", Role: result.Weft, Caps: contender.Fork,
+		Start: func(int) (contender.Instance, error) { return countingInstance{&forks}, nil }}
+	// Both worker counts of a workload share a bout, 1 first.
+	rs, err := runner.Run(t.Context(), ss[0].Cases(suite.Config{Sizes: tiny(),
+		Contenders: []contender.Contender{counting}, Workers: []int{1, 2}}), runner.Options{Reps: 1})
+	require.NoError(t, err)
+	require.Len(t, rs, 4)
+	for _, r := range rs {
+		want := loopForks(r.Workload, r.Workers)
+		v := r.Samples[0] // ns/op, cpu-ns/op, allocs/op, cpu-ns/fork
+		assert.InDelta(t, v[1], v[3]*float64(want), 1e-3, "%s: CPU per fork at %d workers", r.Workload, r.Workers)
+	}
+}
+
+// loopForks returns how many forks bench.LoopFork makes for workload at
+// the given GOMAXPROCS.
+func loopForks(workload string, procs int) int {
+	n := tiny().LoopUniform
+	if workload == "irregular" {
+		n = tiny().LoopIrregular
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	var forks int
+	bench.LoopFork(countingForker{&forks}, n, func(int, int) float64 { return 0 })
+	return forks
 }

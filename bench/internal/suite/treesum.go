@@ -43,6 +43,7 @@ func treeSumKernel(layers int) *kernel {
 		coarse: func(f bench.Forker) { got = bench.TreeSumFork(f, root(), bench.TreeSumGoroutineDepth) },
 		result: func() uint64 { return uint64(got) },
 		want:   func() uint64 { return uint64(bench.TreeSumWant(layers)) },
+		set:    func(v uint64) { got = int64(v) },
 	}
 }
 
