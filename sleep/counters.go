@@ -74,8 +74,9 @@ func (c *counters) load() snapshot { return snapshot(c.word.Load()) }
 // RMW: each idle transition changes the word exactly once.
 func (c *counters) addInactive() { c.word.Add(oneInactive) }
 
-// subInactive counts a worker that found work (or whose latch was set).
-func (c *counters) subInactive() { c.word.Add(^uint64(oneInactive - 1)) }
+// subInactive counts a worker that found work (or whose latch was set),
+// and returns the word afterwards.
+func (c *counters) subInactive() snapshot { return snapshot(c.word.Add(^uint64(oneInactive - 1))) }
 
 // subSleeping is called by the waker, under the sleeper's mutex, when it
 // clears the sleeper's blocked flag: the count drops exactly once per sleep

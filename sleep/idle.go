@@ -30,7 +30,22 @@ func (s *Sleep) StartLooking(worker int) Idle {
 
 // WorkFound ends a search that StartLooking began: the worker found a job,
 // or the latch it waited on was set.
-func (s *Sleep) WorkFound() { s.counters.subInactive() }
+//
+// It reports whether the caller was the last awake idle worker while others
+// sleep. NewJobs wakes no sleeper for a job when it counts enough awake idle
+// workers, relying on them to find it; but a worker counted idle may leave
+// without having seen that job, because its search had already returned
+// another one, or because its latch was set. When the last such worker
+// leaves, nobody is searching any more, so when WorkFound reports true the
+// caller must look for jobs left in the queues (every deque and the
+// injector) and, if it finds any, call NewJobs(1, false) to wake a sleeper
+// for them. The Add below and the queue loads that follow it are SC, so
+// either a poster's load of the counters sees this worker gone (and wakes a
+// sleeper itself) or the caller's look sees the poster's job.
+func (s *Sleep) WorkFound() (lookAgain bool) {
+	c := s.counters.subInactive()
+	return c.sleeping() > 0 && c.awakeButIdle() == 0
+}
 
 // NoWorkFound is called after each fruitless search round. It yields for
 // the first SearchRounds rounds, then announces the worker sleepy, and on

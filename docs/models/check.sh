@@ -99,6 +99,8 @@ run sleep MUTANT_SAMPLED_FINAL_SEARCH safety "$STRANDED" -DMUTANT_SAMPLED_FINAL_
 run sleep MUTANT_PUSH_BEFORE_JOB      safety "$STRANDED" -DMUTANT_PUSH_BEFORE_JOB
 run sleep MUTANT_REGISTER_BEFORE_LOCK safety "$STRANDED" -DMUTANT_REGISTER_BEFORE_LOCK
 run sleep MUTANT_IDLE_COUNTS_SLEEPERS safety "$STRANDED" -DMUTANT_IDLE_COUNTS_SLEEPERS
+run sleep BUSY_JOBS   safety ok -DBUSY_JOBS      # a job may run for good
+run sleep MUTANT_NO_WORKFOUND_RECHECK safety "$STRANDED" -DBUSY_JOBS -DMUTANT_NO_WORKFOUND_RECHECK
 
 # --- forks.pml ------------------------------------------------------------
 run forks correct   safety ok

@@ -96,9 +96,14 @@ inline wake_owner() {
 /* CAS on the state word: one indivisible step */
 #define CAS(old, new, ok) atomic { if :: state == old -> state = new; ok = true :: else -> ok = false fi }
 
+#ifndef NABORT
+#define NABORT 1          /* times the owner gives up sleeping at step 4 */
+#endif
+
 active proctype Owner()
 {
 	bool ok;
+	byte aborts = 0;
 loop:
 	/* Probe */
 	if
@@ -142,6 +147,18 @@ loop:
 	:: else -> skip
 	fi;
 #endif
+	/* Step 4 of docs/latch.md (sleep.go's failed registerSleeping): the
+	 * sleep protocol may decide not to sleep after all: CAS Sleeping->Unset
+	 * (fails harmlessly if Set), unlock, search again. Bounded by NABORT so
+	 * that the model stays finite. */
+	if
+	:: aborts < NABORT ->
+		aborts++;
+		CAS(SLEEPING, UNSET, ok);
+		unlock();
+		goto loop
+	:: true -> skip
+	fi;
 	blocked = true;
 	do
 	:: blocked -> cond_wait()

@@ -99,6 +99,9 @@ bool waiting[NW];
 bool signalled[NW];
 
 bool pusher_done = false;
+#ifdef BUSY_JOBS
+byte busy = 0;            /* workers running a job that never ends */
+#endif
 
 inline lock(w)   { atomic { !mu[w] -> mu[w] = true } }
 inline unlock(w) { assert(mu[w]); mu[w] = false }
@@ -163,6 +166,12 @@ active [NW] proctype Worker()
 	byte seen = 0;        /* the JEC this worker saw when it got sleepy */
 	bool found = false;
 	bool ok = false;
+#if defined(BUSY_JOBS) || !defined(MUTANT_NO_WORKFOUND_RECHECK)
+	byte i = 0;
+	bool woke = false;
+	bool want = false;
+	byte c_sl, c_idle;
+#endif
 
 start:
 	/* StartLooking */
@@ -186,7 +195,47 @@ search:
 	if
 	:: found ->
 		/* WorkFound; the job itself posts nothing */
+#ifndef MUTANT_NO_WORKFOUND_RECHECK
+		/* the fix: the last awake idle worker to leave, while others
+		 * sleep, looks for jobs left behind (deques, then injector) and
+		 * wakes a sleeper for them, as NewJobs(1, false) would */
+		atomic { assert(inactive > sleeping); inactive--;
+		         c_sl = sleeping; c_idle = inactive - sleeping };
+		want = false;
+		if
+		:: c_sl > 0 && c_idle == 0 ->
+			if :: dq > 0 -> want = true :: else -> skip fi;
+			if :: !want && inj > 0 -> want = true :: else -> skip fi
+		:: else -> skip
+		fi;
+		if
+		:: want ->
+			atomic {
+				if
+				:: jec % 2 == 0 -> BUMP_JEC
+				:: else -> skip
+				fi;
+				c_sl = sleeping
+			};
+			if
+			:: c_sl > 0 -> wake_one()
+			:: else -> skip
+			fi
+		:: else -> skip
+		fi;
+#else
 		atomic { assert(inactive > sleeping); inactive-- };
+#endif
+#ifdef BUSY_JOBS
+		/* the job may run for an unbounded time (a long task that never
+		 * forks): this worker never searches again. At most NW-1 workers
+		 * do so, so that one worker is always left to run the rest. */
+		if
+		:: busy < NW - 1 -> atomic { busy++ };
+end_busy:		false
+		:: true -> skip
+		fi;
+#endif
 		goto start
 	:: else -> skip
 	fi;
@@ -341,5 +390,10 @@ end:
 active proctype CountersSane()
 {
 end:
+#ifndef MUTANT_NO_WORKFOUND_RECHECK
+	/* each job found may bump the JEC once more */
+	atomic { (sleeping > inactive || jec > 4 * NPUSH) -> assert(false) }
+#else
 	atomic { (sleeping > inactive || jec > 2 * NPUSH) -> assert(false) }
+#endif
 }

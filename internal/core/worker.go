@@ -172,14 +172,35 @@ func (w *Worker) waitUntilCold(l *latch.Core) {
 	idle := s.StartLooking(w.index)
 	for !l.Probe() {
 		if j := w.findWork(idle.Final()); j != nil {
-			s.WorkFound()
+			w.workFound()
 			w.Execute(j)
 			idle = s.StartLooking(w.index)
 			continue
 		}
 		s.NoWorkFound(&idle, l)
 	}
-	s.WorkFound()
+	w.workFound()
+}
+
+// workFound ends w's search (sleep.WorkFound) and, if w was the last awake
+// idle worker while others sleep, wakes a sleeper for any job that a poster
+// left for the idle workers to find: w itself did not take it.
+func (w *Worker) workFound() {
+	s := w.pool.sleep
+	if s.WorkFound() && w.pool.queuedWork() {
+		s.NewJobs(1, false)
+	}
+}
+
+// queuedWork reports whether any deque or the injector holds a job. It is
+// called rarely (see workFound), so it may sweep every worker.
+func (p *Pool) queuedWork() bool {
+	for _, v := range p.workers {
+		if !v.deque.IsEmpty() {
+			return true
+		}
+	}
+	return !p.injector.IsEmpty()
 }
 
 // Yield runs one pending job, if there is one, and reports whether it did.
