@@ -6,6 +6,7 @@ import (
 
 	"github.com/weftrt/weft/internal/core"
 	"github.com/weftrt/weft/latch"
+	"github.com/weftrt/weft/slots"
 )
 
 // Broadcast runs f once on every worker of the pool and waits for all of
@@ -25,7 +26,15 @@ func (p *Pool) Broadcast(ctx context.Context, f func(*Worker)) error {
 	if w := p.eng.Current(); w != nil {
 		return p.broadcastFrom(ctx, w, f)
 	}
-	permit, err := p.admit(ctx)
+	// A task blocked in Worker.Block holds a slot already (see Run).
+	slotless := p.eng.InTask()
+	var permit slots.Permit
+	var err error
+	if slotless {
+		err = ctx.Err()
+	} else {
+		permit, err = p.admit(ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -41,8 +50,15 @@ func (p *Pool) Broadcast(ctx context.Context, f func(*Worker)) error {
 		}
 	})
 	if err != nil {
-		core.Repanic(p.door.neverUsed(permit)) // the supplier's panic, to the caller
+		if !slotless {
+			core.Repanic(p.door.neverUsed(permit)) // the supplier's panic, to the caller
+		}
 		return err
+	}
+	if slotless {
+		b.done.Wait()
+		core.Repanic(b.panic)
+		return nil
 	}
 	// One slot for the whole broadcast, used from when it is queued: its
 	// parts start on every worker at once. A supplier panic waits, like a
@@ -79,8 +95,14 @@ func (p *Pool) broadcastFrom(ctx context.Context, w *core.Worker, f func(*Worker
 	}
 	own := &b.parts[w.Index()]
 	own.b = b
-	own.finishOwn(core.CatchWorker(f, (*Worker)(w)))
-	w.WaitUntil(&done)
+	// RunThen, not Catch, and WaitOut: if the own part, or a job run
+	// while waiting, calls runtime.Goexit, the caller must still wait for
+	// the other parts before its goroutine ends and its own waiter is
+	// released, as a join waits for its other half.
+	core.RunThen((*Worker)(w), f, func(pan *Panic) {
+		own.finishOwn(pan)
+		w.WaitOut(&done)
+	})
 	core.Repanic(b.panic)
 	return nil
 }

@@ -35,6 +35,21 @@ func (p *Pool) Run(ctx context.Context, f func(*Worker)) error {
 		core.Repanic(core.CatchWorker(f, (*Worker)(w)))
 		return nil
 	}
+	if p.eng.InTask() {
+		// A task blocked in Worker.Block: its worker belongs to a stand-in,
+		// so f cannot run inline, but the task holds a slot already, as
+		// when it calls Run directly. Waiting for a second slot could wait
+		// for its own forever.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		j := &runJob{pool: p, f: f, slotless: true}
+		j.job.Init(j)
+		if err := p.accept(1, func() { p.injectCount.Add(1); p.eng.Inject(&j.job) }); err != nil {
+			return err
+		}
+		return j.wait()
+	}
 	permit, err := p.admit(ctx)
 	if err != nil {
 		return err
@@ -44,6 +59,11 @@ func (p *Pool) Run(ctx context.Context, f func(*Worker)) error {
 	if err := p.inject(&j.job, permit); err != nil {
 		return err
 	}
+	return j.wait()
+}
+
+// wait waits for the job to finish and returns Run's result.
+func (j *runJob) wait() error {
 	// Every path from here releases the caller: RunJob (through RunThen,
 	// whatever f does) or abandon.
 	j.done.Wait()
@@ -60,13 +80,20 @@ type runJob struct {
 	pool   *Pool
 	f      func(*Worker)
 	permit slots.Permit
-	done   latch.Blocking
-	panic  *Panic // written before done is set
-	err    error  // ErrClosed if the job was abandoned unstarted
+	// slotless: a Run from a task blocked in Block, which holds no permit
+	// of its own (the task's covers it).
+	slotless bool
+	done     latch.Blocking
+	panic    *Panic // written before done is set
+	err      error  // ErrClosed if the job was abandoned unstarted
 }
 
 // RunJob runs f under the task's slot and releases the waiting caller.
 func (j *runJob) RunJob(w *core.Worker) {
+	if j.slotless {
+		core.RunThen((*Worker)(w), j.f, j.finish)
+		return
+	}
 	if pan := j.pool.door.start(j.permit); pan != nil {
 		j.finish(pan) // the supplier panicked: f does not run
 		return
@@ -77,13 +104,18 @@ func (j *runJob) RunJob(w *core.Worker) {
 // finish releases the slot and the caller, who re-raises the task's panic
 // or else the supplier's.
 func (j *runJob) finish(p *Panic) {
-	j.panic = firstPanic(p, j.pool.door.finish(j.permit, p))
+	j.panic = p
+	if !j.slotless {
+		j.panic = firstPanic(p, j.pool.door.finish(j.permit, p))
+	}
 	j.done.Set()
 	j.pool.taskDone()
 }
 
 func (j *runJob) abandon(err error) *Panic {
-	if pan := j.pool.door.neverUsed(j.permit); pan != nil {
+	if j.slotless {
+		j.err = err
+	} else if pan := j.pool.door.neverUsed(j.permit); pan != nil {
 		j.panic = pan
 	} else {
 		j.err = err

@@ -26,7 +26,7 @@ func (p *Pool) checkStoppable(method string) {
 		panic("weft/scheduler: " + method + " on the default pool: it is shared by the whole process " +
 			"and lives as long as it; create your own pool with scheduler.New to control its lifetime")
 	}
-	if p.eng.Current() != nil {
+	if p.eng.InTask() {
 		panic("weft/scheduler: " + method + " called from a task of the pool it stops: it would wait " +
 			"for that task to finish, forever; call it from another goroutine (go pool." + method + "(...))")
 	}

@@ -53,7 +53,10 @@ func Run(w *scheduler.Worker, body func(s *Scope)) {
 		panic(errNilWorker)
 	}
 	st := newState(w)
-	st.finish(w, core.CatchWorker(func(w *scheduler.Worker) { body(&Scope{st, w}) }, w))
+	// RunThen, not Catch: a body that calls runtime.Goexit still waits
+	// for the scope's tasks before its goroutine ends.
+	core.RunThen(w, func(w *scheduler.Worker) { body(&Scope{st, w}) },
+		func(p *scheduler.Panic) { st.finish(w, p) })
 	core.Repanic(st.panic.Load())
 }
 
@@ -77,9 +80,8 @@ func Group(ctx context.Context, w *scheduler.Worker, body func(s *Scope) error) 
 	st := newState(w)
 	st.ctx, st.cancel = context.WithCancelCause(ctx)
 	defer st.cancel(context.Canceled)
-	st.finish(w, core.CatchWorker(func(w *scheduler.Worker) {
-		st.fail((body(&Scope{st, w})))
-	}, w))
+	core.RunThen(w, func(w *scheduler.Worker) { st.fail(body(&Scope{st, w})) },
+		func(p *scheduler.Panic) { st.finish(w, p) })
 	core.Repanic(st.panic.Load())
 	return st.err
 }
@@ -95,7 +97,7 @@ func newState(w *scheduler.Worker) *state {
 func (st *state) finish(w *scheduler.Worker, bodyPanic *scheduler.Panic) {
 	st.recordPanic(bodyPanic)
 	st.count.Done()
-	engine(w).WaitUntil(&st.done)
+	engine(w).WaitOut(&st.done) // even if a job run meanwhile calls Goexit
 }
 
 // recordPanic keeps the first panic and, in a Group, cancels the context

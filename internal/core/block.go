@@ -37,6 +37,7 @@ func (w *Worker) Block(f func()) {
 // blocked in Block.
 type standIn struct {
 	w    *Worker
+	prev *standIn      // w's enclosing Block's stand-in, if f of a stand-in's job blocks too
 	self uintptr       // w's own goroutine, restored when the stand-in stops
 	halt latch.Owned   // set by stop; the stand-in waits on it as w
 	done chan struct{} // closed once the stand-in is out of w
@@ -45,7 +46,14 @@ type standIn struct {
 func (w *Worker) standIn() *standIn {
 	s := &standIn{w: w, self: w.goroutine.Load(), done: make(chan struct{})}
 	s.halt.Init(w.pool.sleep, w.index)
+	s.prev = w.blocking.Load()
+	w.blocking.Store(s)
 	w.standIns.Add(1)
+	// From here on the stand-in owns w, though it has not started yet:
+	// the calling goroutine, about to run f, must no longer pass for w's
+	// (IsCurrent, Pool.Current), or a Run from f would run inline on w
+	// beside the stand-in. The stand-in records its own identity.
+	w.goroutine.Store(0)
 	// Everything w's goroutine did to w happens before the go statement,
 	// so the stand-in may act as w's owner from its first instruction.
 	go s.run()
@@ -53,9 +61,32 @@ func (w *Worker) standIn() *standIn {
 }
 
 func (s *standIn) run() {
-	defer close(s.done)
+	finished := false
+	defer func() {
+		if !finished {
+			s.replace()
+			return
+		}
+		close(s.done)
+	}()
 	s.w.goroutine.Store(goroutine())
 	s.w.WaitUntil(&s.halt)
+	finished = true
+}
+
+// replace starts a new stand-in goroutine in place of one that a job
+// ended with runtime.Goexit before stop told it to: without it nobody
+// would run w's loop while Block's f blocks, and whatever f waits for
+// could be queued behind it. As in Worker.replace, every job on the way
+// out was released (RunThen), and the frames above the blocked task's
+// depth, which the unwound joins used, are not reused.
+func (s *standIn) replace() {
+	w := s.w
+	w.goroutine.Store(0) // the runtime may reuse this goroutine's identity
+	w.frames = w.frames[:w.depth:w.depth]
+	w.oldest = min(w.oldest, w.depth)
+	w.replaced.Add(1)
+	go s.run()
 }
 
 // stop ends the stand-in and makes the calling goroutine w's owner again.
@@ -65,5 +96,17 @@ func (s *standIn) run() {
 func (s *standIn) stop() {
 	s.halt.Set()
 	<-s.done
+	s.w.blocking.Store(s.prev)
 	s.w.goroutine.Store(s.self)
+}
+
+// blockedIn reports whether goroutine g is a task of w blocked in Block's
+// f: still a task of the pool, though w now runs on a stand-in.
+func (w *Worker) blockedIn(g uintptr) bool {
+	for s := w.blocking.Load(); s != nil; s = s.prev {
+		if s.self == g {
+			return true
+		}
+	}
+	return false
 }

@@ -22,3 +22,17 @@ func (p *Pool) Current() *Worker {
 	}
 	return nil
 }
+
+// InTask reports whether the caller is a task of p: one of p's workers,
+// or a task blocked in Worker.Block (whose worker a stand-in runs
+// meanwhile). Close and Shutdown use it: either would wait for its own
+// caller forever.
+func (p *Pool) InTask() bool {
+	g := goroutine()
+	for _, w := range p.workers {
+		if w.goroutine.Load() == g || w.blockedIn(g) {
+			return true
+		}
+	}
+	return false
+}

@@ -64,6 +64,10 @@ type Worker struct {
 	// or is 0 between two goroutines. Written by that goroutine, read by
 	// any (Pool.current), hence atomic.
 	goroutine atomic.Uintptr
+	// blocking is the innermost Block in progress on w (its stand-in,
+	// linked to the enclosing ones): the goroutines blocked in their f
+	// are still tasks of the pool. Written by w's owner, read by any.
+	blocking atomic.Pointer[standIn]
 }
 
 func newWorker(p *Pool, i int) *Worker {
@@ -167,6 +171,25 @@ func (w *Worker) WaitUntil(l *latch.Owned) {
 	}
 }
 
+// WaitOut is WaitUntil for a wait that must outlast runtime.Goexit: if a
+// job that w runs while it waits calls Goexit, the goroutine goes on
+// waiting for l as it unwinds, so that whoever waits for w's task is
+// released only once l is set (the work l stands for has finished), as a
+// join's guard waits for its stolen half. Scopes and Broadcast wait with
+// it; it costs a deferred call, so the join fast path does not use it.
+func (w *Worker) WaitOut(l *latch.Owned) {
+	defer func() {
+		if l.Probe() {
+			return
+		}
+		if r := recover(); r != nil {
+			panic(r) // a panic crashing the program (a detached task's, unhandled): let it
+		}
+		w.WaitOut(l) // unwinding from a Goexit in a job run meanwhile
+	}()
+	w.WaitUntil(l)
+}
+
 func (w *Worker) waitUntilCold(l *latch.Core) {
 	s := w.pool.sleep
 	idle := s.StartLooking(w.index)
@@ -206,6 +229,10 @@ func (p *Pool) queuedWork() bool {
 // Yield runs one pending job, if there is one, and reports whether it did.
 // A long task can call it to let queued work progress.
 func (w *Worker) Yield() bool {
+	if !w.IsCurrent() {
+		panic("weft/scheduler: Yield on a *Worker that is not the calling goroutine's: " +
+			"call it with the *Worker your task received")
+	}
 	j := w.findWork(true)
 	if j == nil {
 		return false

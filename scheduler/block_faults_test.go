@@ -1,0 +1,241 @@
+package scheduler_test
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/slots"
+)
+
+// hangGuard fails the test if done is not closed in a long time. It is a
+// detector only: the passing test never waits on it.
+func hangGuard(t *testing.T, what string, done <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("hang: %s", what)
+	}
+}
+
+// TestGoexitOnStandIn: a job that the stand-in of a Block runs calls
+// runtime.Goexit. The stand-in goroutine dies; nobody runs the worker's
+// loop any more while f blocks, so a task queued behind it never runs.
+func TestGoexitOnStandIn(t *testing.T) {
+	handled := make(chan *scheduler.Panic, 1)
+	p := pool(t, scheduler.WithWorkers(1), scheduler.WithPanicHandler(func(pp *scheduler.Panic) { handled <- pp }))
+	ctx := context.Background()
+	ch := make(chan struct{})
+	blocking := make(chan struct{})
+	runDone := make(chan struct{})
+	go func() {
+		defer close(runDone)
+		_ = p.Run(ctx, func(w *scheduler.Worker) {
+			w.Block(func() { close(blocking); <-ch })
+		})
+	}()
+	<-blocking
+	// runs on the stand-in, and ends its goroutine
+	require.NoError(t, p.Spawn(ctx, func(*scheduler.Worker) { runtime.Goexit() }))
+	requireGoexit(t, <-handled)
+	// must run on the stand-in (the only runner of worker 0's loop)
+	require.NoError(t, p.Spawn(ctx, func(*scheduler.Worker) { close(ch) }))
+	hangGuard(t, "the task queued behind a Block whose stand-in Goexited never runs", runDone)
+	p.Close()
+}
+
+// TestCloseFromBlockPanics: Close called inside Block's f is Close
+// from a task of the pool: it waits for its own task forever. It must
+// panic, as Close from the task itself does.
+func TestCloseFromBlockPanics(t *testing.T) {
+	p := pool(t, scheduler.WithWorkers(1))
+	got := make(chan any, 1)
+	runDone := make(chan struct{})
+	go func() {
+		defer close(runDone)
+		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+			w.Block(func() {
+				for w.IsCurrent() { // until the stand-in runs w (at once, with the fix)
+					runtime.Gosched()
+				}
+				got <- catch(p.Close)
+			})
+		})
+	}()
+	hangGuard(t, "Close from inside Block's f waits for its own task", runDone)
+	require.Contains(t, <-got, "called from a task of the pool")
+	p.Close()
+}
+
+// TestGoexitInOwnBroadcastPart: Broadcast from a task runs the
+// caller's own part itself; when that part calls runtime.Goexit, the
+// caller's waiter is released (ErrGoexit) while the other parts still
+// run, unlike a join, whose guard waits for the other half. The other
+// part tells the two cases apart without timing: if the goroutine that
+// Goexited was already replaced, its Run caller was released first; if
+// instead a worker sleeps (the caller waiting for the parts) while no
+// goroutine was replaced yet, the caller waits as it must.
+func TestGoexitInOwnBroadcastPart(t *testing.T) {
+	p := pool(t, scheduler.WithWorkers(2))
+	defer p.Close()
+	releasedEarly := make(chan bool, 1)
+	v := catch(func() {
+		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+			owner := w.Index()
+			_ = p.Broadcast(context.Background(), func(w *scheduler.Worker) {
+				if w.Index() == owner {
+					runtime.Goexit()
+				}
+				for {
+					asleep := scheduler.Asleep(p)
+					if p.Stats().Replaced >= 1 {
+						releasedEarly <- true
+						return
+					}
+					if asleep >= 1 {
+						releasedEarly <- false
+						return
+					}
+					runtime.Gosched()
+				}
+			})
+		})
+	})
+	requireGoexit(t, v)
+	require.False(t, <-releasedEarly, "Run's caller was released while another Broadcast part still ran")
+}
+
+// TestRunFromBlockWaitsForOwnSlot: Run from a task runs inline and
+// takes no slot; from inside the task's Block it takes the outside path
+// and waits for a slot that the task itself holds. With one slot it waits
+// forever.
+func TestRunFromBlockWaitsForOwnSlot(t *testing.T) {
+	p := pool(t, scheduler.WithWorkers(1), scheduler.WithSupplier(slots.NewFixed(1)))
+	done := make(chan struct{})
+	var ran atomic.Bool
+	go func() {
+		defer close(done)
+		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+			w.Block(func() {
+				for w.IsCurrent() { // until the stand-in runs w (at once, with the fix)
+					runtime.Gosched()
+				}
+				_ = p.Run(context.Background(), func(*scheduler.Worker) { ran.Store(true) })
+			})
+		})
+	}()
+	hangGuard(t, "Run inside Block's f waits for the slot its own task holds", done)
+	require.True(t, ran.Load())
+	p.Close()
+}
+
+// TestBlockedTaskIsNotCurrent: inside Block's f the stand-in owns
+// w; the blocked goroutine must not pass for w's owner, or Run from f
+// runs inline on w at the same time as the stand-in runs w's loop.
+func TestBlockedTaskIsNotCurrent(t *testing.T) {
+	p := pool(t, scheduler.WithWorkers(1))
+	defer p.Close()
+	for range 20 {
+		var current, inline bool
+		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+			w.Block(func() {
+				current = w.IsCurrent()
+				g := goid()
+				_ = p.Run(context.Background(), func(*scheduler.Worker) { inline = goid() == g })
+			})
+		}))
+		require.False(t, current, "the goroutine blocked in f passes for w's owner")
+		require.False(t, inline, "Run from Block's f ran inline on w, beside the stand-in")
+	}
+}
+
+// goid returns the calling goroutine's ID.
+func goid() string {
+	var buf [64]byte
+	n := runtime.Stack(buf[:], false)
+	return strings.Fields(string(buf[:n]))[1]
+}
+
+// TestYieldOffGoroutine: Yield on a *Worker from another goroutine
+// pops the worker's deque (owner-only) and runs its jobs there, beside the
+// owner. Block refuses that; Yield should too.
+func TestYieldOffGoroutine(t *testing.T) {
+	p := pool(t, scheduler.WithWorkers(1))
+	defer p.Close()
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+		got := make(chan any)
+		go func() { got <- catch(func() { w.Yield() }) }()
+		assert.Contains(t, <-got, "not the calling goroutine's", "Yield from another goroutine did not panic")
+	}))
+}
+
+// TestGoexitWhileBroadcastWaits: a worker that waits for the parts
+// of its Broadcast runs other jobs meanwhile; when one of them calls
+// runtime.Goexit, the broadcasting task's waiter is released (ErrGoexit)
+// while a part still runs. Only worker 0 (the caller, waiting) can take
+// the spawned job: worker 1 is busy running its part.
+func TestGoexitWhileBroadcastWaits(t *testing.T) {
+	handled := make(chan *scheduler.Panic, 1)
+	p := pool(t, scheduler.WithWorkers(2), scheduler.WithPanicHandler(func(pp *scheduler.Panic) { handled <- pp }))
+	defer p.Close()
+	releasedEarly := make(chan bool, 1)
+	ownDone := make(chan struct{})
+	v := catch(func() {
+		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+			owner := w.Index()
+			_ = p.Broadcast(context.Background(), func(w *scheduler.Worker) {
+				if w.Index() == owner {
+					close(ownDone)
+					return
+				}
+				<-ownDone
+				assert.NoError(t, p.Spawn(context.Background(), func(*scheduler.Worker) { runtime.Goexit() }))
+				for {
+					asleep := scheduler.Asleep(p)
+					if p.Stats().Replaced >= 1 {
+						releasedEarly <- true
+						return
+					}
+					if asleep >= 1 {
+						releasedEarly <- false
+						return
+					}
+					runtime.Gosched()
+				}
+			})
+		})
+	})
+	requireGoexit(t, v)
+	requireGoexit(t, <-handled)
+	require.False(t, <-releasedEarly, "Run's caller was released while another Broadcast part still ran")
+}
+
+// TestBroadcastFromBlockWaitsForOwnSlot: as
+// TestReviewRunFromBlockWaitsForOwnSlot, for Broadcast.
+func TestBroadcastFromBlockWaitsForOwnSlot(t *testing.T) {
+	p := pool(t, scheduler.WithWorkers(2), scheduler.WithSupplier(slots.NewFixed(1)))
+	done := make(chan struct{})
+	var ran atomic.Int32
+	go func() {
+		defer close(done)
+		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+			w.Block(func() {
+				for w.IsCurrent() { // until the stand-in runs w (at once, with the fix)
+					runtime.Gosched()
+				}
+				_ = p.Broadcast(context.Background(), func(*scheduler.Worker) { ran.Add(1) })
+			})
+		})
+	}()
+	hangGuard(t, "Broadcast inside Block's f waits for the slot its own task holds", done)
+	require.Equal(t, int32(2), ran.Load())
+	p.Close()
+}

@@ -1,0 +1,45 @@
+package scheduler_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/scope"
+)
+
+// TestGoexitInScopeBody: a scope body that calls runtime.Goexit
+// skips the wait for the scope's tasks: Run's caller gets ErrGoexit while
+// a spawned task still runs. Same detector as
+// TestGoexitInOwnBroadcastPart.
+func TestGoexitInScopeBody(t *testing.T) {
+	p := pool(t, scheduler.WithWorkers(2))
+	defer p.Close()
+	releasedEarly := make(chan bool, 1)
+	v := catch(func() {
+		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+			scope.Run(w, func(s *scope.Scope) {
+				s.Spawn(func(*scope.Scope) {
+					for {
+						asleep := scheduler.Asleep(p)
+						if p.Stats().Replaced >= 1 {
+							releasedEarly <- true
+							return
+						}
+						if asleep >= 1 {
+							releasedEarly <- false
+							return
+						}
+						runtime.Gosched()
+					}
+				})
+				runtime.Goexit()
+			})
+		})
+	})
+	requireGoexit(t, v)
+	require.False(t, <-releasedEarly, "Run's caller was released while a task of the scope still ran")
+}
