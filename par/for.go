@@ -107,8 +107,8 @@ func ForRangeErr(ctx context.Context, w *scheduler.Worker, lo, hi int, body func
 	}
 	cfg := newConfig(opts)
 	if hi-lo <= cfg.inlineLen {
-		if err := ctx.Err(); err != nil {
-			return err
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
 		}
 		var err error
 		inlineDo(func() { err = body(w, lo, hi) })
@@ -139,8 +139,8 @@ func ForErr(ctx context.Context, w *scheduler.Worker, n int, body func(i int) er
 		if n <= 0 {
 			return nil
 		}
-		if err := ctx.Err(); err != nil {
-			return err
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
 		}
 		var err error
 		inlineDo(func() { err = indexErrFunc(body).chunk(w, 0, n) })

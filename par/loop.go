@@ -140,8 +140,8 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 	k K, combine func(a, b R) R, l *loop[K, R]) (R, error) {
 	var zero R
 	if ctx.Done() != nil {
-		if err := ctx.Err(); err != nil {
-			return zero, err
+		if ctx.Err() != nil {
+			return zero, context.Cause(ctx)
 		}
 		if l == nil {
 			l = &loop[K, R]{k: k, combine: combine}

@@ -16,6 +16,7 @@ import (
 
 // ForRangeOn is ForRange from outside the pool.
 func ForRangeOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func(w *scheduler.Worker, lo, hi int), opts ...Option) error {
+	checkFunc(body == nil, "ForRangeOn", "body")
 	return on(ctx, p, func(w *scheduler.Worker) error {
 		return ForRangeErr(ctx, w, lo, hi, func(w *scheduler.Worker, lo, hi int) error {
 			body(w, lo, hi)
@@ -26,6 +27,7 @@ func ForRangeOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func(w 
 
 // ForOn is For from outside the pool.
 func ForOn(ctx context.Context, p *scheduler.Pool, n int, body func(i int), opts ...Option) error {
+	checkFunc(body == nil, "ForOn", "body")
 	return ForRangeOn(ctx, p, 0, n, func(_ *scheduler.Worker, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			body(i)
@@ -35,6 +37,7 @@ func ForOn(ctx context.Context, p *scheduler.Pool, n int, body func(i int), opts
 
 // ForEachOn is ForEach from outside the pool.
 func ForEachOn[T any](ctx context.Context, p *scheduler.Pool, xs []T, body func(i int, x *T), opts ...Option) error {
+	checkFunc(body == nil, "ForEachOn", "body")
 	return ForRangeOn(ctx, p, 0, len(xs), func(_ *scheduler.Worker, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			body(i, &xs[i])
@@ -44,12 +47,14 @@ func ForEachOn[T any](ctx context.Context, p *scheduler.Pool, xs []T, body func(
 
 // ForRangeErrOn is ForRangeErr from outside the pool.
 func ForRangeErrOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func(w *scheduler.Worker, lo, hi int) error, opts ...Option) error {
+	checkFunc(body == nil, "ForRangeErrOn", "body")
 	return on(ctx, p, func(w *scheduler.Worker) error { return ForRangeErr(ctx, w, lo, hi, body, opts...) })
 }
 
 // MapOn is Map from outside the pool; it returns nil and the error if the
 // loop did not finish.
 func MapOn[T, U any](ctx context.Context, p *scheduler.Pool, xs []T, f func(x T) U, opts ...Option) ([]U, error) {
+	checkFunc(f == nil, "MapOn", "f")
 	var out []U
 	err := on(ctx, p, func(w *scheduler.Worker) error {
 		var err error
@@ -64,16 +69,23 @@ func MapOn[T, U any](ctx context.Context, p *scheduler.Pool, xs []T, f func(x T)
 
 // ReduceRangeOn is ReduceRange from outside the pool.
 func ReduceRangeOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, identity R, chunk func(w *scheduler.Worker, lo, hi int) R, combine func(a, b R) R, opts ...Option) (R, error) {
+	checkFunc(chunk == nil, "ReduceRangeOn", "chunk")
+	checkFunc(combine == nil, "ReduceRangeOn", "combine") // the loop machinery reads a nil combine as "no result"
 	return reduceOn(ctx, p, lo, hi, identity, chunkFunc[R](chunk), combine, opts)
 }
 
 // MapReduceOn is MapReduce from outside the pool.
 func MapReduceOn[T, R any](ctx context.Context, p *scheduler.Pool, xs []T, identity R, f func(x T) R, combine func(a, b R) R, opts ...Option) (R, error) {
+	checkFunc(f == nil, "MapReduceOn", "f")
+	checkFunc(combine == nil, "MapReduceOn", "combine")
 	return reduceOn(ctx, p, 0, len(xs), identity, mapReduce[T, R]{xs, identity, f, combine}, combine, opts)
 }
 
 // reduceOn runs k over [lo, hi) on a worker of p.
 func reduceOn[K kernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi int, identity R, k K, combine func(a, b R) R, opts []Option) (R, error) {
+	if ctx == nil {
+		ctx = context.Background() // as on does; run needs one
+	}
 	r := identity
 	err := on(ctx, p, func(w *scheduler.Worker) error {
 		if hi <= lo {
@@ -88,6 +100,7 @@ func reduceOn[K kernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi
 
 // ForEachSeqOn is ForEachSeqErr from outside the pool.
 func ForEachSeqOn[T any](ctx context.Context, p *scheduler.Pool, seq iter.Seq[T], body func(x T) error, opts ...Option) error {
+	checkFunc(body == nil, "ForEachSeqOn", "body")
 	return on(ctx, p, func(w *scheduler.Worker) error { return ForEachSeqErr(ctx, w, seq, body, opts...) })
 }
 
@@ -101,6 +114,9 @@ func on(ctx context.Context, p *scheduler.Pool, f func(w *scheduler.Worker) erro
 	}
 	var err error
 	if runErr := p.Run(ctx, func(w *scheduler.Worker) { err = f(w) }); runErr != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && runErr == ctxErr {
+			return context.Cause(ctx) // as the loop itself reports a cancellation
+		}
 		return runErr
 	}
 	return err

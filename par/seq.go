@@ -87,8 +87,13 @@ func ForEachSeqErr[T any](ctx context.Context, w *scheduler.Worker, seq iter.Seq
 			b := batch
 			batch = make([]T, 0, size)
 			waiting.Add(1)
-			s.Go(func(*scope.Scope) error {
+			s.Go(func(s *scope.Scope) error {
 				waiting.Add(-1)
+				if s.Context().Err() != nil {
+					// Queued before the first error or the cancellation,
+					// but not started: it must not start now.
+					return context.Cause(s.Context())
+				}
 				return runBatch(b, body)
 			})
 			return nil
