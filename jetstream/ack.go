@@ -65,6 +65,12 @@ var errSourceClosed = errors.New("weft/jetstream: the source was closed before t
 // ended, the source closed). done may run before ack returns, or on the
 // inbox's goroutine or the sweep's; it must not block.
 func (a *acker) ack(ctx context.Context, reply string, timeout time.Duration, done func(error)) {
+	a.send(ctx, reply, ackBody, timeout, done)
+}
+
+// send is ack for any acknowledgement the server confirms when it comes
+// as a request: body is "+ACK", or "-NAK" (see keyed.flushLocked).
+func (a *acker) send(ctx context.Context, reply string, body []byte, timeout time.Duration, done func(error)) {
 	if err := ctx.Err(); err != nil {
 		done(err)
 		return
@@ -91,7 +97,7 @@ func (a *acker) ack(ctx context.Context, reply string, timeout time.Duration, do
 	a.armLocked(now, now.Add(timeout))
 	prefix := a.prefix
 	a.mu.Unlock()
-	if err := a.nc.PublishRequest(reply, prefix+strconv.FormatUint(id, 10), ackBody); err != nil {
+	if err := a.nc.PublishRequest(reply, prefix+strconv.FormatUint(id, 10), body); err != nil {
 		if p, ok := a.take(id); ok { // else a sweep failed it already
 			p.done(err)
 		}

@@ -173,8 +173,15 @@
 // Tasks handed back unrun (shutdown, pause) are not republished, which
 // would put them behind their key's later tasks: they are Nak'd, in
 // stream order, once the worker holds no other task of their partition,
-// and run again first. Such a return counts a delivery: leave MaxDeliver
-// room for the restarts you expect.
+// and the partition is not pulled again (nor let go of) until the server
+// has confirmed each Nak (for up to two seconds): the server takes acks
+// and pull requests in on separate goroutines, so a pull sent after a
+// mere Nak could still be served first. They run again first. A poll
+// cancelled while a partition's answer is on its way (a pause, a
+// shutdown) waits for the rest of that short answer and returns it, to
+// be handed back, rather than drop it (it would come back only after
+// AckWait, behind its key's later tasks). Such a return counts a
+// delivery: leave MaxDeliver room for the restarts you expect.
 //
 // # When the server goes away
 //

@@ -57,6 +57,13 @@ type partition struct {
 	// republish (the unkeyed hand-back) would put them behind the key's
 	// later tasks.
 	returned []*nats.Msg
+	// naking counts the Naks sent and not yet confirmed by the server;
+	// the partition is not pulled (nor let go of) until they all are. The
+	// server takes a consumer's acks in on another goroutine than its
+	// pull requests, so a pull sent after a Nak may be served before the
+	// Nak is taken in, and bring the key's next task before the returned
+	// one.
+	naking int
 }
 
 // keyed is the part of a Source that reads the partitions (see the
@@ -71,6 +78,7 @@ type keyed struct {
 	changed chan struct{} // closed, and replaced, when a partition may have become pollable
 	bound   bool          // the partitions' consumers are known to exist
 	nakErrs []error       // Naks that failed under mu, to report once it is let go (unlock)
+	toNak   []pendingNak  // Naks to send once mu is let go (unlock), in order
 	owned   []int         // the partitions assigned to this worker, as last told to OnPartitions
 
 	kv     natsjs.KeyValue
@@ -243,7 +251,7 @@ func (k *keyed) refresh() {
 		case p.owned:
 			owned = append(owned, i)
 			alive = append(alive, p)
-		case p.held == 0 && !p.busy && len(p.returned) == 0:
+		case p.held == 0 && !p.busy && len(p.returned) == 0 && p.naking == 0:
 			release = append(release, p)
 		default:
 			// Assigned elsewhere, but its tasks are still here: the pin
@@ -349,7 +357,7 @@ func (k *keyed) take(from, left int, patient bool) (*partition, int, int) {
 		p := k.parts[from%len(k.parts)]
 		from++
 		skip := !patient && !p.drainedAt.IsZero() && now.Sub(p.drainedAt) < p.skipFor()
-		if p.owned && !p.busy && len(p.returned) == 0 && !skip {
+		if p.owned && !p.busy && len(p.returned) == 0 && p.naking == 0 && !skip {
 			p.busy = true
 			return p, from, left - 1
 		}
@@ -498,7 +506,7 @@ func (k *keyed) settled(t *task, handedBack bool) {
 		p.returned = append(p.returned, t.msg)
 	}
 	k.flushLocked(p)
-	idle := !p.owned && p.held == 0 && !p.busy && len(p.returned) == 0
+	idle := !p.owned && p.held == 0 && !p.busy && len(p.returned) == 0 && p.naking == 0
 	k.unlock()
 	if idle {
 		select { // let the member loop unpin it now
@@ -508,34 +516,78 @@ func (k *keyed) settled(t *task, handedBack bool) {
 	}
 }
 
+// pendingNak is a returned message whose Nak k.unlock sends.
+type pendingNak struct {
+	p *partition
+	m *nats.Msg
+}
+
+// nakTimeout bounds the wait for the server to confirm a returned task's
+// Nak: after it, the partition is pulled again, and the task, if the Nak
+// was lost, comes back after AckWait.
+const nakTimeout = 2 * time.Second
+
+// nakBody is a Nak sent as a request, which the server confirms.
+var nakBody = []byte("-NAK")
+
 // flushLocked Naks p's returned messages, in stream order, once p holds
-// no other task and no pull on it is in flight (see partition.returned).
-// The Naks go out under the lock, so that no pull of p can pass them;
-// each is a publish, buffered by the client. A Nak that fails is reported
-// by k.unlock, after the lock is let go.
+// no other task, no pull on it is in flight and no earlier Nak of it
+// waits for its confirmation (see partition.returned). The Naks are
+// requests, sent in order by k.unlock once the lock is let go; p is not
+// pulled until the server has confirmed them all (see partition.naking).
+// A Nak that fails is reported.
 func (k *keyed) flushLocked(p *partition) {
-	if p.held > 0 || p.busy || len(p.returned) == 0 {
+	if p.held > 0 || p.busy || p.naking > 0 || len(p.returned) == 0 {
 		return
 	}
 	slices.SortFunc(p.returned, func(a, b *nats.Msg) int {
 		return compareSeq(a, b)
 	})
 	for _, m := range p.returned {
-		if err := m.Nak(); err != nil {
-			k.nakErrs = append(k.nakErrs, fmt.Errorf("weft/jetstream: returning a task of partition %d (it comes back after AckWait): %w", p.index, err))
-		}
+		k.toNak = append(k.toNak, pendingNak{p, m})
 	}
+	p.naking += len(p.returned)
 	p.returned = nil
-	k.wakeLocked()
 }
 
-// unlock lets go of k.mu, then reports the Naks that failed under it: the
-// report calls the user's OnError, which may call back into the source
-// (OwnedPartitions takes k.mu).
+// naked ends the wait for one of p's Naks.
+func (k *keyed) naked(p *partition, err error) {
+	k.mu.Lock()
+	if err != nil {
+		k.nakErrs = append(k.nakErrs, fmt.Errorf("weft/jetstream: returning a task of partition %d (it comes back after AckWait): %w", p.index, err))
+	}
+	p.naking--
+	idle := false
+	if p.naking == 0 {
+		k.flushLocked(p)
+		k.wakeLocked()
+		idle = !p.owned && p.held == 0 && !p.busy && len(p.returned) == 0 && p.naking == 0
+	}
+	k.unlock()
+	if idle {
+		select { // let the member loop unpin it now
+		case k.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// unlock lets go of k.mu, then sends the Naks flushed under it, and
+// reports the Naks that failed: the report calls the user's OnError,
+// which may call back into the source (OwnedPartitions takes k.mu).
 func (k *keyed) unlock() {
 	errs := k.nakErrs
 	k.nakErrs = nil
+	naks := k.toNak
+	k.toNak = nil
 	k.mu.Unlock()
+	for _, n := range naks {
+		if n.m.Reply == "" {
+			k.naked(n.p, nats.ErrMsgNoReply)
+			continue
+		}
+		k.s.acker.send(context.Background(), n.m.Reply, nakBody, nakTimeout, func(err error) { k.naked(n.p, err) })
+	}
 	for _, err := range errs {
 		k.s.report(err)
 	}
@@ -572,12 +624,8 @@ func (k *keyed) close() {
 	close(k.stop)
 	<-k.done
 	k.mu.Lock()
-	var pinned []*partition
 	for _, p := range k.parts[:len(k.parts)-1] {
 		k.flushLocked(p)
-		if p.held == 0 && !p.busy {
-			pinned = append(pinned, p)
-		}
 	}
 	k.unlock()
 	if k.s.nc.IsClosed() {
@@ -585,6 +633,31 @@ func (k *keyed) close() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*bindTimeout)
 	defer cancel()
+	// The partitions are let go of once the server confirmed their Naks:
+	// the new owner's pulls would otherwise pass them.
+	var pinned []*partition
+	for {
+		k.mu.Lock()
+		changed := k.changed
+		naking := false
+		pinned = pinned[:0]
+		for _, p := range k.parts[:len(k.parts)-1] {
+			naking = naking || p.naking > 0
+			if p.held == 0 && !p.busy && p.naking == 0 {
+				pinned = append(pinned, p)
+			}
+		}
+		k.mu.Unlock()
+		if !naking {
+			break
+		}
+		select {
+		case <-changed:
+			continue
+		case <-ctx.Done():
+		}
+		break
+	}
 	if k.stream != nil {
 		for _, p := range pinned {
 			k.unpin(ctx, p)

@@ -151,6 +151,15 @@ func (p *puller) pull(ctx context.Context, n int, wait time.Duration) ([]*nats.M
 	watch := time.NewTicker(connWatch)
 	defer watch.Stop()
 	msgs := make([]*nats.Msg, 0, n)
+	// cancelled is ctx's error once it ended. A partition's pull (its
+	// expiry is short: see keyed.poll) then goes on to the end of its
+	// answer, which the server sends at once: a message dropped on the
+	// wire would come back only after AckWait, and the partition's next
+	// pull would meanwhile bring the key's later tasks, which would run
+	// before it. What the answer brings is returned with the error, and
+	// the worker hands it back (see partition.returned).
+	var cancelled error
+	ctxDone := ctx.Done()
 	for {
 		select {
 		case <-watch.C:
@@ -168,14 +177,24 @@ func (p *puller) pull(ctx context.Context, n int, wait time.Duration) ([]*nats.M
 			} else {
 				p.discard(ib)
 			}
-			if len(msgs) == n {
+			switch {
+			case cancelled != nil:
+				return msgs, cancelled
+			case len(msgs) == n:
 				return msgs, nil
 			}
 			return msgs, err
 		case <-timeout.C:
 			p.discard(ib)
+			if cancelled != nil {
+				return msgs, cancelled
+			}
 			return msgs, fmt.Errorf("no answer to a pull request within %v", wait+time.Second)
-		case <-ctx.Done():
+		case <-ctxDone:
+			if p.group != "" {
+				cancelled, ctxDone = ctx.Err(), nil
+				continue
+			}
 			p.discard(ib)
 			return msgs, ctx.Err()
 		}
@@ -294,7 +313,8 @@ func (p *puller) put(ib *inbox) {
 // that came before the unsubscription (say, while a cancelled poll was
 // on its way out) go straight back to the server; the few that may be on
 // the wire as it happens are dropped, and the server delivers them again
-// after AckWait.
+// after AckWait. A partition's pull is not discarded when its poll is
+// cancelled (see pull): it waits for the end of its short answer.
 func (p *puller) discard(ib *inbox) {
 	_ = ib.sub.Unsubscribe() // from here on nothing more lands in ib.ch
 	p.drain(ib)
