@@ -15,7 +15,10 @@ import (
 // Shutdown deadline passes. A nil error acknowledges the task; an error or
 // a panic returns it to the source for a later retry (see Config.Backoff),
 // or terminates it if the error wraps ErrPoison or the task has been
-// delivered Config.MaxDeliveries times.
+// delivered Config.MaxDeliveries times. A handler that returns
+// context.Canceled once the worker has cancelled ctx (Close, or a
+// Shutdown whose deadline passed) was cut short, not failed: its task is
+// returned unrun (HandBack where the source has it), never terminated.
 type Handler func(ctx context.Context, w *scheduler.Worker, t Task) error
 
 // Config configures a Worker. Handler is required; every other field has

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/weftrt/weft/internal/core"
 )
 
 // heartbeat extends the leases of the tasks the worker holds, queued or
@@ -52,7 +54,10 @@ func (w *Worker) beat(r *inflight, every time.Duration) {
 	}
 	r.lastBeat.Store(now)
 	ctx, cancel := context.WithTimeout(w.settleCtx, w.cfg.SettleTimeout)
-	err := r.task.InProgress(ctx)
+	var err error
+	if pan := core.Catch(func() { err = r.task.InProgress(ctx) }); pan != nil {
+		err = fmt.Errorf("the source panicked: %w", pan) // not the heartbeat's end
+	}
 	cancel()
 	switch {
 	case err == nil:

@@ -20,8 +20,9 @@ type MemQueueConfig struct {
 // MemQueue is the in-process Source: a queue in memory with at-least-once
 // delivery. Poll leases tasks out; a lease ends with Ack (the task is
 // gone), Nack (it comes back, after a delay), Terminate (it is gone and
-// recorded as poison), or expiry (it comes back at once, and its delivery
-// count says so). A settlement through a delivery whose lease has already
+// recorded as poison), HandBack (it comes back at once, and the delivery
+// does not count: it never ran), or expiry (it comes back at once, and its
+// delivery count says so). A settlement through a delivery whose lease has already
 // ended returns ErrLeaseLost and changes nothing: the task belongs to its
 // newer delivery.
 //

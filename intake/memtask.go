@@ -15,6 +15,8 @@ type memDelivery struct {
 	deliveries int
 }
 
+var _ HandBacker = (*memDelivery)(nil)
+
 func (d *memDelivery) ID() string      { return strconv.FormatUint(d.e.id, 10) }
 func (d *memDelivery) Payload() []byte { return d.e.payload }
 func (d *memDelivery) Deliveries() int { return d.deliveries }
@@ -41,6 +43,18 @@ func (d *memDelivery) Nack(_ context.Context, delay time.Duration) error {
 		q.delayed++
 		e.deadline = now.Add(delay)
 		q.timers.push(timer{at: e.deadline, e: e, gen: e.gen})
+	})
+}
+
+// HandBack returns a task that never ran, ready at once, without
+// counting the delivery (see HandBacker): a task returned by a Pause or a
+// Shutdown must not be terminated by MaxDeliveries for deliveries it
+// never ran.
+func (d *memDelivery) HandBack(context.Context) error {
+	return d.settle(func(q *MemQueue, e *memEntry, _ time.Time) {
+		e.gen++ // this delivery is over
+		e.deliveries--
+		q.makeReady(e)
 	})
 }
 

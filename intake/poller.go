@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/weftrt/weft/internal/core"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -83,7 +84,13 @@ func (w *Worker) pollOnce(permits []slots.Permit) (pollOutcome, time.Duration) {
 		return pollCancelled, 0
 	}
 	start := time.Now()
-	tasks, err := w.cfg.Source.Poll(ep.ctx, len(permits))
+	var tasks []Task
+	var err error
+	if pan := core.Catch(func() { tasks, err = w.cfg.Source.Poll(ep.ctx, len(permits)) }); pan != nil {
+		// A source that panics polling fails the poll, as an error
+		// would: unwinding would take the poller and its slots with it.
+		tasks, err = nil, fmt.Errorf("the source panicked: %w", pan)
+	}
 	took := time.Since(start)
 	defer taken(tasks) // whatever became of them, they are in order now
 	w.counts.observePoll(took)
@@ -111,7 +118,7 @@ func (w *Worker) pollOnce(permits []slots.Permit) (pollOutcome, time.Duration) {
 		return pollEmpty, took
 	}
 	for i, t := range tasks {
-		w.dispatch(w.admit(t, permits[i]))
+		w.dispatch(w.admit(t, permits[i]), ep)
 	}
 	return pollDone, took
 }

@@ -10,7 +10,9 @@ import "context"
 //
 // If ctx ends first, Shutdown cancels the handlers' context and returns
 // ctx.Err() without waiting further: the handlers still running keep
-// their slots until they return, and their tasks are settled as usual.
+// their slots until they return, and their tasks are settled as usual,
+// except that a handler that returns context.Canceled for it hands its
+// task back (see Handler) instead of counting a failure.
 // Shutdown may be called more than once, and after Close.
 //
 // Shutdown does not close the pool or the source: they belong to the

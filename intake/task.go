@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -25,9 +26,14 @@ func (w *Worker) admit(t Task, p slots.Permit) *inflight {
 }
 
 // dispatch hands a polled task to the pool, or settles it at once if it
-// must not run.
-func (w *Worker) dispatch(r *inflight) {
-	if w.halted() {
+// must not run. ep is the epoch of the poll that brought r: a Pause since
+// the poll began ended it, and then none of the poll's tasks runs, even
+// if a Resume has come since (it may come while an earlier task of the
+// poll is being handed back, and a later task of its key must not run
+// before it). halted is read first: a Resume that ends the pause seen
+// there comes after the Pause cancelled ep.
+func (w *Worker) dispatch(r *inflight, ep *pollEpoch) {
+	if w.halted() || ep.ctx.Err() != nil {
 		w.handBack(r)
 		return
 	}
@@ -107,10 +113,13 @@ func (w *Worker) runOne(r *inflight, sw *scheduler.Worker) (next *inflight) {
 	returned := false
 	defer func() {
 		// A handler that called runtime.Goexit ends this goroutine, so
-		// the key's next task cannot go on here: the pool gets it.
+		// the key's next task cannot go on here: the pool gets it. From
+		// a goroutine of its own: this task holds its slot of the pool's
+		// door until it has ended, after this, so a bounded door could
+		// have Spawn here wait for that very slot.
 		if !returned {
 			if n := w.nextOfKey(r); n != nil {
-				w.spawn(n)
+				go w.spawn(n)
 			}
 		}
 	}()
@@ -126,11 +135,16 @@ func (w *Worker) runHandler(r *inflight, sw *scheduler.Worker) {
 		markErr = w.tracker.MarkUsed(r.permit, slots.TaskInfo{Kind: w.cfg.Kind, Data: r.task})
 	}); pan != nil {
 		// The supplier panicked in MarkSlotUsed. The tracker has recorded
-		// the slot as used, so the task fails unrun with the panic: its
-		// slot is released and it is retried, instead of both being lost
-		// with the panic unwinding into the pool.
+		// the slot as used, so it is released as failed, with the panic;
+		// the task, which never ran, is returned unrun (HandBack where it
+		// has it), as a Pause returns one: a failure here would count
+		// toward MaxDeliveries, and terminate a task whose handler never
+		// ran, and a Nack with a backoff counts a delivery at most sources.
 		w.report(fmt.Errorf("weft/intake: the supplier panicked marking the slot of task %s: %w", r.task.ID(), pan))
-		w.ended(r, pan)
+		r.state.Store(taskSettling)
+		w.settle(r.task, func(ctx context.Context) error { return returnUnrun(ctx, r.task) })
+		w.counts.handedBack.Add(1)
+		w.release(r, slots.TaskFailed(pan))
 		return
 	}
 	must(markErr)
@@ -201,7 +215,11 @@ func (w *Worker) asyncAck(r *inflight, err error) (AsyncAcker, bool) {
 // ackAsync acknowledges a task whose slot endTask released; done ends
 // its settlement (settled), as settleEnded does for the others.
 func (w *Worker) ackAsync(r *inflight, a AsyncAcker) {
-	a.AckAsync(w.settleCtx, w.cfg.SettleTimeout, func(err error) {
+	var once atomic.Bool
+	done := func(err error) {
+		if !once.CompareAndSwap(false, true) {
+			return
+		}
 		if err != nil {
 			w.counts.settleErrors.Add(1)
 			w.report(fmt.Errorf("weft/intake: settling task %s: %w", r.task.ID(), err))
@@ -209,7 +227,10 @@ func (w *Worker) ackAsync(r *inflight, a AsyncAcker) {
 			w.counts.acked.Add(1)
 		}
 		w.settled(r)
-	})
+	}
+	if pan := core.Catch(func() { a.AckAsync(w.settleCtx, w.cfg.SettleTimeout, done) }); pan != nil {
+		done(fmt.Errorf("the source panicked: %w", pan)) // unless it called done first
+	}
 }
 
 // endTask releases the slot of a task whose handler returned err; the
@@ -245,6 +266,12 @@ func (w *Worker) settleEnded(r *inflight, err error) {
 		if w.settle(r.task, r.task.Ack) == nil {
 			w.counts.acked.Add(1)
 		}
+	case w.cutShort(err):
+		// The worker ended the handler (Close, or a Shutdown whose
+		// deadline passed): no failure of the task's own, so it is
+		// returned as one that did not run through, never terminated.
+		w.settle(r.task, func(ctx context.Context) error { return returnUnrun(ctx, r.task) })
+		w.counts.nacked.Add(1)
 	case w.poisoned(r.task, err):
 		w.terminate(r, err)
 	default:
@@ -262,6 +289,13 @@ func (w *Worker) settled(r *inflight) {
 	w.counts.settling.Add(-1)
 	<-w.settleRoom
 	w.registry.remove(r)
+}
+
+// cutShort reports whether a task failed with err because the worker
+// cancelled its handler's context (Close, or a Shutdown whose deadline
+// passed), and not by a fault of its own.
+func (w *Worker) cutShort(err error) bool {
+	return w.runCtx.Err() != nil && errors.Is(err, context.Canceled) && !errors.Is(err, ErrPoison)
 }
 
 // poisoned reports whether a task that failed with err must not be
@@ -344,7 +378,14 @@ func (w *Worker) release(r *inflight, reason slots.ReleaseReason) {
 func (w *Worker) settle(t Task, call func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(w.settleCtx, w.cfg.SettleTimeout)
 	defer cancel()
-	err := call(ctx)
+	var err error
+	// A source that panics settling is a fault like a supplier's panic:
+	// unwinding here would skip the release of the task's slot and
+	// record (and, on a pool worker, the rest of its key's line), and
+	// leave Shutdown waiting for them forever. It fails the settlement.
+	if pan := core.Catch(func() { err = call(ctx) }); pan != nil {
+		err = fmt.Errorf("the source panicked: %w", pan)
+	}
 	if err != nil {
 		w.counts.settleErrors.Add(1)
 		w.report(fmt.Errorf("weft/intake: settling task %s: %w", t.ID(), err))
