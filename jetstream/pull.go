@@ -126,6 +126,13 @@ func (p *puller) dropPin(sent string) {
 // pull asks for up to n messages, waiting up to wait for the first.
 func (p *puller) pull(ctx context.Context, n int, wait time.Duration) ([]*nats.Msg, error) {
 	n = min(n, maxPull)
+	// A poll whose context has ended asks for nothing more: a short pull
+	// reads its answer to the end (see below), and what it brought would
+	// only be handed back (a partition's with a Nak, which counts a
+	// delivery).
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	ib, err := p.take()
 	if err != nil {
 		return nil, err
@@ -191,7 +198,9 @@ func (p *puller) pull(ctx context.Context, n int, wait time.Duration) ([]*nats.M
 			}
 			return msgs, fmt.Errorf("no answer to a pull request within %v", wait+time.Second)
 		case <-ctxDone:
-			if p.group != "" {
+			// Any short pull (a partition's, or the unkeyed consumer's in
+			// a keyed sweep: see keyed.poll) reads its answer to the end.
+			if p.group != "" || wait <= sweepWait {
 				cancelled, ctxDone = ctx.Err(), nil
 				continue
 			}
