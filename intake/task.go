@@ -130,24 +130,9 @@ func (w *Worker) runOne(r *inflight, sw *scheduler.Worker) (next *inflight) {
 
 // runHandler runs r's handler, and settles r however the handler ends.
 func (w *Worker) runHandler(r *inflight, sw *scheduler.Worker) {
-	var markErr error
-	if pan := core.Catch(func() {
-		markErr = w.tracker.MarkUsed(r.permit, slots.TaskInfo{Kind: w.cfg.Kind, Data: r.task})
-	}); pan != nil {
-		// The supplier panicked in MarkSlotUsed. The tracker has recorded
-		// the slot as used, so it is released as failed, with the panic;
-		// the task, which never ran, is returned unrun (HandBack where it
-		// has it), as a Pause returns one: a failure here would count
-		// toward MaxDeliveries, and terminate a task whose handler never
-		// ran, and a Nack with a backoff counts a delivery at most sources.
-		w.report(fmt.Errorf("weft/intake: the supplier panicked marking the slot of task %s: %w", r.task.ID(), pan))
-		r.state.Store(taskSettling)
-		w.settle(r.task, func(ctx context.Context) error { return returnUnrun(ctx, r.task) })
-		w.counts.handedBack.Add(1)
-		w.release(r, slots.TaskFailed(pan))
+	if !w.markUsed(r) {
 		return
 	}
-	must(markErr)
 	w.counts.started.Add(1)
 	var err error
 	// RunThen settles the task even if the handler calls runtime.Goexit
@@ -161,6 +146,33 @@ func (w *Worker) runHandler(r *inflight, sw *scheduler.Worker) {
 		}
 		w.ended(r, err)
 	})
+}
+
+// markUsed marks r's slot used and reports whether its handler may run.
+// A supplier that panics in MarkSlotUsed, or calls runtime.Goexit there
+// (t.FailNow in a test's supplier), leaves the slot recorded as used by
+// the tracker: it is released as failed, with the panic, and the task,
+// which never ran, is returned unrun (HandBack where it has it), as a
+// Pause returns one. A failure would count toward MaxDeliveries and could
+// terminate a task whose handler never ran; unwinding further would lose
+// both the slot and the task.
+func (w *Worker) markUsed(r *inflight) (run bool) {
+	marked := false
+	defer func() {
+		if marked {
+			return
+		}
+		pan := core.Recovered(recover()) // ErrGoexit when Goexit unwinds
+		w.report(fmt.Errorf("weft/intake: the supplier failed marking the slot of task %s: %w", r.task.ID(), pan))
+		r.state.Store(taskSettling)
+		w.settle(r.task, func(ctx context.Context) error { return returnUnrun(ctx, r.task) })
+		w.counts.handedBack.Add(1)
+		w.release(r, slots.TaskFailed(pan))
+	}()
+	err := w.tracker.MarkUsed(r.permit, slots.TaskInfo{Kind: w.cfg.Kind, Data: r.task})
+	marked = true
+	must(err) // a tracker protocol error is a bug of ours: let it crash
+	return true
 }
 
 // ended settles a task whose handler returned err (or panicked).

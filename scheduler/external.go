@@ -94,11 +94,13 @@ func (j *runJob) RunJob(w *core.Worker) {
 		core.RunThen((*Worker)(w), j.f, j.finish)
 		return
 	}
-	if pan := j.pool.door.start(j.permit); pan != nil {
-		j.finish(pan) // the supplier panicked: f does not run
-		return
-	}
-	core.RunThen((*Worker)(w), j.f, j.finish)
+	// The mark runs under RunThen too: a supplier that calls
+	// runtime.Goexit in MarkSlotUsed ends this goroutine, and the caller
+	// must still be released.
+	core.RunThen((*Worker)(w), func(w *Worker) {
+		core.Repanic(j.pool.door.start(j.permit)) // the supplier panicked: f does not run
+		j.f(w)
+	}, j.finish)
 }
 
 // finish releases the slot and the caller, who re-raises the task's panic
@@ -106,7 +108,17 @@ func (j *runJob) RunJob(w *core.Worker) {
 func (j *runJob) finish(p *Panic) {
 	j.panic = p
 	if !j.slotless {
+		released := false
+		defer func() {
+			if !released { // the supplier called runtime.Goexit in ReleaseSlot
+				j.panic = firstPanic(p, core.Recovered(nil))
+			}
+			j.done.Set()
+			j.pool.taskDone()
+		}()
 		j.panic = firstPanic(p, j.pool.door.finish(j.permit, p))
+		released = true
+		return
 	}
 	j.done.Set()
 	j.pool.taskDone()
@@ -179,15 +191,22 @@ type spawnJob struct {
 
 // RunJob runs f under the task's slot; a panic goes to the panic handler.
 func (j *spawnJob) RunJob(w *core.Worker) {
-	if pan := j.pool.door.start(j.permit); pan != nil {
-		j.finish(pan) // the supplier panicked: f does not run
-		return
-	}
-	core.RunThen((*Worker)(w), j.f, j.finish)
+	// As in runJob.RunJob: a Goexit in MarkSlotUsed still ends the task.
+	core.RunThen((*Worker)(w), func(w *Worker) {
+		core.Repanic(j.pool.door.start(j.permit)) // the supplier panicked: f does not run
+		j.f(w)
+	}, j.finish)
 }
 
 func (j *spawnJob) finish(pan *Panic) {
+	released := false
+	defer func() {
+		if !released { // the supplier called runtime.Goexit in ReleaseSlot
+			j.pool.taskDone()
+		}
+	}()
 	pan = firstPanic(pan, j.pool.door.finish(j.permit, pan))
+	released = true
 	j.pool.taskDone()
 	if pan == nil || j.pool.handlePanic(pan) {
 		return

@@ -67,6 +67,11 @@ func (s *standIn) run() {
 			s.replace()
 			return
 		}
+		// Forget this goroutine before stop may go on: once it has ended,
+		// the runtime may give its descriptor to a new goroutine, which
+		// must not pass for w's owner (IsCurrent, Pool.Current) in the
+		// window before stop puts the blocked task's identity back.
+		s.w.goroutine.Store(0)
 		close(s.done)
 	}()
 	s.w.goroutine.Store(goroutine())
