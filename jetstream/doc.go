@@ -159,7 +159,8 @@
 // to them, and share the worker's slots with the partitions.
 //
 // What holds: a key's tasks run in publish order and never two at once
-// while the worker holding its partition lives and reaches the server.
+// while the worker holding its partition lives and reaches the server
+// (and the server is not restarted during a handover: see below).
 // They run again, out of order, when they are redelivered: a task
 // that failed (its retry comes after the key's later tasks: JetStream
 // cannot hold a key back as MemQueue does), one whose ack was lost, one a
@@ -197,6 +198,17 @@
 // AckWait, and are run again: at least once. A connection closed for good
 // (nats.go gave up, say on rotated credentials) fails every poll with
 // ErrConnClosed and the cause; Run returns it.
+//
+// A server restarted on its store comes back without the member bucket
+// (it is kept in memory) and without the pins. A worker that finds the
+// bucket gone makes it again; until PinnedTTL has passed, the members it
+// listed before still count in the assignment (the others may not have
+// renewed yet), so that a restart moves no partition, and while the
+// bucket cannot be read a worker keeps renewing the pins of the
+// partitions it owns or holds tasks of. One window stays open: a
+// partition handed from one worker to another across a restart (the old
+// owner still running a task of it) can run one key on both, because the
+// server forgot the old owner's pin. Handlers must be idempotent.
 //
 // The nested module keeps nats.go and nats-server out of weft's core
 // go.mod.

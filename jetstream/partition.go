@@ -83,12 +83,25 @@ type keyed struct {
 
 	kv     natsjs.KeyValue
 	stream natsjs.Stream
+	// Used by the member loop only. rev is the revision of this worker's
+	// last entry in the member bucket; listed, the members it last
+	// listed. A Put that returns a lower revision than the last found the
+	// bucket made anew (a memory bucket does not survive a server
+	// restart, and the server forgets the pins with it): the others may
+	// not have listed themselves again yet, and nothing holds their
+	// partitions for them any more. So until refill, PinnedTTL later, the
+	// members listed before (kept) count too, as their pins would have.
+	rev    uint64
+	listed []string
+	kept   []string
+	refill time.Time
 	id     string
 	sink   *nats.Subscription // answers to keep-alives
 
-	kick chan struct{}
-	stop chan struct{}
-	done chan struct{}
+	kick      chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
 }
 
 // sweepWait is the expiry of the pull request a poll sends to each
@@ -160,13 +173,7 @@ func (k *keyed) bind(ctx context.Context) error {
 	if k.kv == nil {
 		kv, err := k.s.js.KeyValue(ctx, cfg.MemberBucket)
 		if errors.Is(err, natsjs.ErrBucketNotFound) && !cfg.BindOnly {
-			kv, err = k.s.js.CreateKeyValue(ctx, natsjs.KeyValueConfig{
-				Bucket: cfg.MemberBucket, TTL: cfg.MemberTTL, History: 1,
-				Storage: natsjs.MemoryStorage, Replicas: cfg.Replicas,
-			})
-			if errors.Is(err, natsjs.ErrBucketExists) {
-				kv, err = k.s.js.KeyValue(ctx, cfg.MemberBucket)
-			}
+			kv, err = k.createBucket(ctx)
 		}
 		if err != nil {
 			return fmt.Errorf("weft/jetstream: member bucket %s: %w", cfg.MemberBucket, err)
@@ -184,6 +191,52 @@ func (k *keyed) bind(ctx context.Context) error {
 	k.mu.Lock()
 	k.bound = true
 	k.mu.Unlock()
+	return nil
+}
+
+// createBucket creates the member bucket, or binds to it if another
+// worker just did.
+func (k *keyed) createBucket(ctx context.Context) (natsjs.KeyValue, error) {
+	cfg := k.s.cfg
+	kv, err := k.s.js.CreateKeyValue(ctx, natsjs.KeyValueConfig{
+		Bucket: cfg.MemberBucket, TTL: cfg.MemberTTL, History: 1,
+		Storage: natsjs.MemoryStorage, Replicas: cfg.Replicas,
+	})
+	if errors.Is(err, natsjs.ErrBucketExists) {
+		kv, err = k.s.js.KeyValue(ctx, cfg.MemberBucket)
+	}
+	return kv, err
+}
+
+// renew puts this worker's entry in the member bucket. The bucket is kept
+// in memory: a server restarted on its store comes back without it (the
+// stream and the consumers are still there), and every Put fails until
+// someone makes it again. So a Put that fails because the bucket is gone
+// makes it again (unless BindOnly) and tries once more: otherwise the
+// workers would go on with the assignment they last computed, a worker
+// that leaves would leave its partitions to nobody, and the pins of busy
+// partitions would not be renewed.
+func (k *keyed) renew(ctx context.Context) error {
+	val := []byte(time.Now().UTC().Format(time.RFC3339Nano))
+	rev, err := k.kv.Put(ctx, k.id, val)
+	if err != nil && !k.s.cfg.BindOnly {
+		if _, lerr := k.s.js.KeyValue(ctx, k.s.cfg.MemberBucket); !errors.Is(lerr, natsjs.ErrBucketNotFound) {
+			return err
+		}
+		if _, cerr := k.createBucket(ctx); cerr != nil {
+			return fmt.Errorf("%w (the bucket is gone, and making it again failed: %w)", err, cerr)
+		}
+		rev, err = k.kv.Put(ctx, k.id, val)
+	}
+	if err != nil {
+		return err
+	}
+	if rev < k.rev {
+		// The bucket was made anew since the last Put.
+		k.kept = slices.Clone(k.listed)
+		k.refill = time.Now().Add(k.s.cfg.PinnedTTL)
+	}
+	k.rev = rev
 	return nil
 }
 
@@ -230,13 +283,15 @@ func (k *keyed) refresh() {
 	if k.s.nc.IsClosed() || k.bind(ctx) != nil {
 		return
 	}
-	if _, err := k.kv.Put(ctx, k.id, []byte(time.Now().UTC().Format(time.RFC3339Nano))); err != nil {
+	if err := k.renew(ctx); err != nil {
 		k.s.report(fmt.Errorf("weft/jetstream: renewing member %s in %s: %w", k.id, k.s.cfg.MemberBucket, err))
+		k.keepAliveHeld()
 		return
 	}
 	members, err := k.members(ctx)
 	if err != nil {
 		k.s.report(fmt.Errorf("weft/jetstream: listing members in %s: %w", k.s.cfg.MemberBucket, err))
+		k.keepAliveHeld()
 		return
 	}
 	owners := assign(k.s.cfg.Partitions, members)
@@ -275,12 +330,33 @@ func (k *keyed) refresh() {
 	}
 }
 
+// keepAliveHeld renews the pins of the partitions this worker owns or
+// still holds tasks of, as the last refresh left them: when the member
+// bucket cannot be read, the pins must not lapse under running tasks.
+func (k *keyed) keepAliveHeld() {
+	var alive []*partition
+	k.mu.Lock()
+	for _, p := range k.parts[:len(k.parts)-1] {
+		if p.owned || p.held > 0 || p.busy || len(p.returned) > 0 || p.naking > 0 {
+			alive = append(alive, p)
+		}
+	}
+	k.mu.Unlock()
+	for _, p := range alive {
+		k.keepAlive(p)
+	}
+}
+
 // members lists the live members (whose entries have not expired), this
 // worker always among them.
 func (k *keyed) members(ctx context.Context) ([]string, error) {
 	l, err := k.kv.ListKeys(ctx)
 	if err != nil {
 		if errors.Is(err, natsjs.ErrNoKeysFound) {
+			k.listed = []string{k.id}
+			if time.Now().Before(k.refill) {
+				return append([]string{k.id}, k.kept...), nil
+			}
 			return []string{k.id}, nil
 		}
 		return nil, err
@@ -289,6 +365,15 @@ func (k *keyed) members(ctx context.Context) ([]string, error) {
 	members := []string{k.id}
 	for m := range l.Keys() {
 		members = append(members, m)
+	}
+	// The listing ends early, without an error, when ctx does: the
+	// members read so far are not all of them.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("listing cut short: %w", err)
+	}
+	k.listed = members
+	if time.Now().Before(k.refill) {
+		members = append(slices.Clone(members), k.kept...)
 	}
 	return members, nil
 }
@@ -621,6 +706,10 @@ func (k *keyed) ownedNow() []int {
 // down first: a pin let go while its tasks run would let another worker
 // run their keys' next tasks.
 func (k *keyed) close() {
+	k.closeOnce.Do(k.closeNow)
+}
+
+func (k *keyed) closeNow() {
 	close(k.stop)
 	<-k.done
 	k.mu.Lock()
