@@ -100,9 +100,11 @@ type Config struct {
 	// pauses.
 	EmptyPollBackoff Backoff
 
-	// Heartbeat is how often a task that is still queued or running has
-	// its lease extended (Task.InProgress). 0: a third of the source's
-	// Lease if it is a Leaser, else none; negative: none.
+	// Heartbeat is how often a task that is still queued, running, or
+	// waiting for room to settle (MaxSettling) has its lease extended
+	// (Task.InProgress): no lease goes longer than Heartbeat without an
+	// extension, so any value below the lease keeps it. 0: a third of the
+	// source's Lease if it is a Leaser, else none; negative: none.
 	Heartbeat time.Duration
 
 	// SettleTimeout bounds each Ack, Nack, Terminate and InProgress call.

@@ -11,14 +11,19 @@ import (
 // heartbeat extends the leases of the tasks the worker holds, queued or
 // running, every Config.Heartbeat, so that a long task (or one that waits
 // long in a busy pool) is not delivered again while this worker still
-// means to run it. One goroutine serves every task: it wakes twice per
-// period and beats the tasks whose last beat is a period old, so no lease
-// goes more than one and a half periods without one.
+// means to run it. One goroutine serves every task: it wakes four times
+// per period and beats the tasks whose last beat is three quarters of a
+// period old, so no lease goes more than a period without one (waking
+// twice and beating at a whole period let a task delivered between two
+// wake-ups go one and a half periods, and a Heartbeat shorter than the
+// lease did not keep it).
 func (w *Worker) heartbeat() {
 	defer close(w.heartbeatDone)
 	every := w.cfg.Heartbeat
-	tick := time.NewTicker(max(every/2, time.Millisecond))
+	period := max(every/4, time.Millisecond)
+	tick := time.NewTicker(period)
 	defer tick.Stop()
+	due := max(every-period, 0) // a beat this old is due at this wake-up: the next is too late
 	var held []*inflight
 	stopped := w.scaler.done // closed once a Shutdown or Close has stopped polling
 	for {
@@ -41,15 +46,15 @@ func (w *Worker) heartbeat() {
 		}
 		held = w.registry.snapshot(held)
 		for _, r := range held {
-			w.beat(r, every)
+			w.beat(r, due)
 		}
 		clear(held) // let settled tasks be collected
 	}
 }
 
-func (w *Worker) beat(r *inflight, every time.Duration) {
+func (w *Worker) beat(r *inflight, due time.Duration) {
 	now := time.Now().UnixNano()
-	if r.state.Load() == taskSettling || now-r.lastBeat.Load() < int64(every) {
+	if r.state.Load() == taskSettling || now-r.lastBeat.Load() < int64(due) {
 		return
 	}
 	r.lastBeat.Store(now)

@@ -219,7 +219,7 @@ func (q *MemQueue) deliver(now time.Time, n int) []Task {
 		e.gen++
 		e.deliveries++
 		e.deadline = now.Add(q.lease)
-		q.timers.push(timer{at: e.deadline, e: e, gen: e.gen})
+		q.schedule(timer{at: e.deadline, e: e, gen: e.gen})
 		tasks[i] = &memDelivery{q: q, e: e, gen: e.gen, deliveries: e.deliveries}
 	}
 	clear(q.ready[:k])
@@ -252,6 +252,21 @@ func (q *MemQueue) expire(now time.Time) {
 func (q *MemQueue) makeReady(e *memEntry) {
 	e.state = memReady
 	q.ready = append(q.ready, e)
+	q.wakeWaiters()
+}
+
+// schedule adds a lease or delay end. One that is now the soonest wakes
+// the waiting Polls: each set its timer to the soonest end it knew of,
+// which is later, and would leave the task unready until then (up to
+// PollWait).
+func (q *MemQueue) schedule(t timer) {
+	q.timers.push(t)
+	if next, _ := q.timers.next(); !t.at.After(next) {
+		q.wakeWaiters()
+	}
+}
+
+func (q *MemQueue) wakeWaiters() {
 	if q.waiters > 0 {
 		close(q.wake)
 		q.wake = make(chan struct{})

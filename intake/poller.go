@@ -130,10 +130,15 @@ func (w *Worker) releaseUnused(permits []slots.Permit) {
 }
 
 // refuseExtra returns tasks a source delivered beyond what was asked: no
-// slot was reserved for them.
+// slot was reserved for them. They were received, and are handed back,
+// so the books (Received = Started + HandedBack) still balance.
 func (w *Worker) refuseExtra(tasks []Task) {
 	w.report(fmt.Errorf("weft/intake: source returned %d tasks more than asked; returned to it", len(tasks)))
 	for _, t := range tasks {
+		w.counts.received.Add(1)
+		if t.Deliveries() > 1 {
+			w.counts.redelivered.Add(1)
+		}
 		w.settle(t, func(ctx context.Context) error { return returnUnrun(ctx, t) })
 		w.counts.handedBack.Add(1)
 	}

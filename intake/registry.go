@@ -9,12 +9,14 @@ import (
 )
 
 // A task's record moves queued -> running -> settling, or queued ->
-// settling when it is handed back unrun. Leaving queued is a CAS, so of a
-// pool worker starting the task and a Shutdown reclaiming it exactly one
-// wins.
+// running -> ended -> settling when its handler returns while the
+// settlements in flight are at MaxSettling, or queued -> settling when it
+// is handed back unrun. Leaving queued is a CAS, so of a pool worker
+// starting the task and a Shutdown reclaiming it exactly one wins.
 const (
 	taskQueued   int32 = iota // given to the pool, not started
 	taskRunning               // the handler runs
+	taskEnded                 // the handler returned; waiting for room to settle (its lease is still kept)
 	taskSettling              // being acknowledged, returned or terminated
 )
 

@@ -177,7 +177,6 @@ func (w *Worker) markUsed(r *inflight) (run bool) {
 
 // ended settles a task whose handler returned err (or panicked).
 func (w *Worker) ended(r *inflight, err error) {
-	r.state.Store(taskSettling)
 	// The task has ended: its slot goes back now, here, so that a poller
 	// can reuse it without waiting for another goroutine to be scheduled
 	// (if settlements back up, the finisher does it once there is room).
@@ -187,6 +186,7 @@ func (w *Worker) ended(r *inflight, err error) {
 	// sent from here; anything else waits on a goroutine of its own.
 	select {
 	case w.settleRoom <- struct{}{}:
+		r.state.Store(taskSettling)
 		w.endTask(r, err)
 		if a, ok := w.asyncAck(r, err); ok {
 			w.ackAsync(r, a)
@@ -194,6 +194,10 @@ func (w *Worker) ended(r *inflight, err error) {
 		}
 		go w.settleEnded(r, err)
 	default:
+		// It still holds its delivery while it waits, maybe for many
+		// settlements' round trips: the heartbeat keeps its lease, or
+		// the source would deliver it again and it would run twice.
+		r.state.Store(taskEnded)
 		go w.finish(r, err)
 	}
 }
@@ -206,6 +210,7 @@ func (w *Worker) ended(r *inflight, err error) {
 // while they wait for room, and polling slows down with them.
 func (w *Worker) finish(r *inflight, err error) {
 	w.settleRoom <- struct{}{}
+	r.state.Store(taskSettling)
 	w.endTask(r, err)
 	if a, ok := w.asyncAck(r, err); ok {
 		w.ackAsync(r, a)
