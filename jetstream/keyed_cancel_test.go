@@ -223,35 +223,7 @@ func TestKeyedPollCancelledWithAnswerOnTheWire(t *testing.T) {
 
 	// Hold back the first message of the partition's consumer.
 	gate.arm("$JS.ACK.KEYEDCANCEL.weft_p0.")
-	pctx, cancel := context.WithCancel(ctx)
-	type result struct {
-		tasks []intake.Task
-		err   error
-	}
-	done := make(chan result, 1)
-	go func() {
-		tasks, err := src.Poll(pctx, 1)
-		done <- result{tasks, err}
-	}()
-	eventually(t, 10*time.Second, gate.held, "the server's answer held on the wire")
-	cancel()
-	// The poll ends (with what it has) after the cancel; the answer
-	// then reaches the client.
-	var res result
-	released := false
-	select {
-	case res = <-done:
-	case <-time.After(200 * time.Millisecond):
-		// A poll that waits for the rest of its answer (as it should):
-		// let it come. The pause only gives a poll that drops its answer
-		// the time to return first; a right one passes either way.
-		gate.release()
-		released = true
-		res = <-done
-	}
-	if !released {
-		gate.release()
-	}
+	res := pollCancelledOnTheWire(t, src, gate)
 	require.True(t, errors.Is(res.err, context.Canceled), "poll error %v", res.err)
 	// The worker returns what a cancelled poll brought, unrun.
 	for _, task := range res.tasks {
@@ -308,4 +280,36 @@ func TestKeyedHandBackComesBackFirst(t *testing.T) {
 		require.ElementsMatch(t, []string{a, b}, order)
 	}
 	require.Empty(t, overtaken, "rounds (of %d) where a handed-back task came back after its key's next one", rounds)
+}
+
+// pollResult is what a Poll returned.
+type pollResult struct {
+	tasks []intake.Task
+	err   error
+}
+
+// pollCancelledOnTheWire polls src once, with the answer held back by
+// gate (armed by the caller), cancels the poll while the answer is held,
+// then lets the answer through, and returns what the poll returned.
+func pollCancelledOnTheWire(t *testing.T, src *weftjs.Source, gate *gateDialer) pollResult {
+	t.Helper()
+	pctx, cancel := context.WithCancel(context.Background())
+	done := make(chan pollResult, 1)
+	go func() {
+		tasks, err := src.Poll(pctx, 1)
+		done <- pollResult{tasks, err}
+	}()
+	eventually(t, 10*time.Second, gate.held, "the server's answer held on the wire")
+	cancel()
+	select {
+	case res := <-done: // a poll that dropped its answer
+		gate.release()
+		return res
+	case <-time.After(200 * time.Millisecond):
+		// A poll that waits for the rest of its answer (as it should):
+		// let it come. The pause only gives a poll that drops its answer
+		// the time to return first; a right one passes either way.
+		gate.release()
+		return <-done
+	}
 }

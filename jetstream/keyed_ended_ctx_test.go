@@ -19,7 +19,7 @@ func TestKeyedPollWithEndedContextCountsNoDelivery(t *testing.T) {
 	srv := startServer(t)
 	js := connect(t, srv.url())
 	cfg := weftjs.Config{
-		Stream: "REV2ENDED", Partitions: 1, AckWait: time.Minute,
+		Stream: "KEYEDENDED", Partitions: 1, AckWait: time.Minute,
 		PollWait: 100 * time.Millisecond, MemberTTL: time.Second,
 	}
 	src := newSource(t, js, cfg)

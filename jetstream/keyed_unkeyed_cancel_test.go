@@ -21,7 +21,7 @@ func TestKeyedSourceUnkeyedAnswerOnTheWire(t *testing.T) {
 	gate := newGateDialer()
 	js := connect(t, srv.url(), nats.SetCustomDialer(gate))
 	cfg := weftjs.Config{
-		Stream: "REV2UNK", Partitions: 1, AckWait: time.Minute,
+		Stream: "KEYEDUNK", Partitions: 1, AckWait: time.Minute,
 		PollWait: 100 * time.Millisecond, MemberTTL: time.Second,
 	}
 	src := newSource(t, js, cfg)
@@ -31,27 +31,8 @@ func TestKeyedSourceUnkeyedAnswerOnTheWire(t *testing.T) {
 	require.NoError(t, src.Publish(ctx, []byte("unkeyed")))
 
 	// Hold back the unkeyed consumer's message ("weft", not "weft_p0").
-	gate.arm("$JS.ACK.REV2UNK.weft.")
-	pctx, cancel := context.WithCancel(ctx)
-	type result struct {
-		tasks []intake.Task
-		err   error
-	}
-	done := make(chan result, 1)
-	go func() {
-		tasks, err := src.Poll(pctx, 1)
-		done <- result{tasks, err}
-	}()
-	eventually(t, 10*time.Second, gate.held, "the server's answer held on the wire")
-	cancel()
-	var res result
-	select {
-	case res = <-done:
-		gate.release()
-	case <-time.After(200 * time.Millisecond):
-		gate.release()
-		res = <-done
-	}
+	gate.arm("$JS.ACK.KEYEDUNK.weft.")
+	res := pollCancelledOnTheWire(t, src, gate)
 	require.True(t, errors.Is(res.err, context.Canceled), "poll error %v", res.err)
 	got := len(res.tasks)
 	for _, task := range res.tasks {

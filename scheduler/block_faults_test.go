@@ -26,9 +26,10 @@ func hangGuard(t *testing.T, what string, done <-chan struct{}) {
 	}
 }
 
-// TestGoexitOnStandIn: a job that the stand-in of a Block runs calls
-// runtime.Goexit. The stand-in goroutine dies; nobody runs the worker's
-// loop any more while f blocks, so a task queued behind it never runs.
+// A job that the stand-in of a Block runs calls runtime.Goexit: the
+// stand-in goroutine dies, and a new one must take its place, or nobody
+// runs the worker's loop while f blocks and a task queued behind it never
+// runs.
 func TestGoexitOnStandIn(t *testing.T) {
 	handled := make(chan *scheduler.Panic, 1)
 	p := pool(t, scheduler.WithWorkers(1), scheduler.WithPanicHandler(func(pp *scheduler.Panic) { handled <- pp }))
@@ -52,9 +53,9 @@ func TestGoexitOnStandIn(t *testing.T) {
 	p.Close()
 }
 
-// TestCloseFromBlockPanics: Close called inside Block's f is Close
-// from a task of the pool: it waits for its own task forever. It must
-// panic, as Close from the task itself does.
+// Close called inside Block's f is Close from a task of the pool: it
+// would wait for its own task forever, so it must panic, as Close from
+// the task itself does.
 func TestCloseFromBlockPanics(t *testing.T) {
 	p := pool(t, scheduler.WithWorkers(1))
 	got := make(chan any, 1)
@@ -75,10 +76,10 @@ func TestCloseFromBlockPanics(t *testing.T) {
 	p.Close()
 }
 
-// TestGoexitInOwnBroadcastPart: Broadcast from a task runs the
-// caller's own part itself; when that part calls runtime.Goexit, the
-// caller's waiter is released (ErrGoexit) while the other parts still
-// run, unlike a join, whose guard waits for the other half. The other
+// Broadcast from a task runs the caller's own part itself; when that
+// part calls runtime.Goexit, the caller's waiter must be released
+// (ErrGoexit) only once the other parts have run, as a join's guard waits
+// for the other half. The other
 // part tells the two cases apart without timing: if the goroutine that
 // Goexited was already replaced, its Run caller was released first; if
 // instead a worker sleeps (the caller waiting for the parts) while no
@@ -113,31 +114,7 @@ func TestGoexitInOwnBroadcastPart(t *testing.T) {
 	require.False(t, <-releasedEarly, "Run's caller was released while another Broadcast part still ran")
 }
 
-// TestRunFromBlockWaitsForOwnSlot: Run from a task runs inline and
-// takes no slot; from inside the task's Block it takes the outside path
-// and waits for a slot that the task itself holds. With one slot it waits
-// forever.
-func TestRunFromBlockWaitsForOwnSlot(t *testing.T) {
-	p := pool(t, scheduler.WithWorkers(1), scheduler.WithSupplier(slots.NewFixed(1)))
-	done := make(chan struct{})
-	var ran atomic.Bool
-	go func() {
-		defer close(done)
-		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
-			w.Block(func() {
-				for w.IsCurrent() { // until the stand-in runs w (at once, with the fix)
-					runtime.Gosched()
-				}
-				_ = p.Run(context.Background(), func(*scheduler.Worker) { ran.Store(true) })
-			})
-		})
-	}()
-	hangGuard(t, "Run inside Block's f waits for the slot its own task holds", done)
-	require.True(t, ran.Load())
-	p.Close()
-}
-
-// TestBlockedTaskIsNotCurrent: inside Block's f the stand-in owns
+// Inside Block's f the stand-in owns
 // w; the blocked goroutine must not pass for w's owner, or Run from f
 // runs inline on w at the same time as the stand-in runs w's loop.
 func TestBlockedTaskIsNotCurrent(t *testing.T) {
@@ -164,9 +141,9 @@ func goid() string {
 	return strings.Fields(string(buf[:n]))[1]
 }
 
-// TestYieldOffGoroutine: Yield on a *Worker from another goroutine
-// pops the worker's deque (owner-only) and runs its jobs there, beside the
-// owner. Block refuses that; Yield should too.
+// Yield on a *Worker from another goroutine would pop the worker's deque
+// (owner-only) and run its jobs there, beside the owner: refused, as
+// Block refuses it.
 func TestYieldOffGoroutine(t *testing.T) {
 	p := pool(t, scheduler.WithWorkers(1))
 	defer p.Close()
@@ -177,10 +154,9 @@ func TestYieldOffGoroutine(t *testing.T) {
 	}))
 }
 
-// TestGoexitWhileBroadcastWaits: a worker that waits for the parts
-// of its Broadcast runs other jobs meanwhile; when one of them calls
-// runtime.Goexit, the broadcasting task's waiter is released (ErrGoexit)
-// while a part still runs. Only worker 0 (the caller, waiting) can take
+// A worker that waits for the parts of its Broadcast runs other jobs
+// meanwhile; when one of them calls runtime.Goexit, the broadcasting
+// task's waiter must still be released only once every part has run. Only worker 0 (the caller, waiting) can take
 // the spawned job: worker 1 is busy running its part.
 func TestGoexitWhileBroadcastWaits(t *testing.T) {
 	handled := make(chan *scheduler.Panic, 1)
@@ -218,24 +194,42 @@ func TestGoexitWhileBroadcastWaits(t *testing.T) {
 	require.False(t, <-releasedEarly, "Run's caller was released while another Broadcast part still ran")
 }
 
-// TestBroadcastFromBlockWaitsForOwnSlot: as
-// TestReviewRunFromBlockWaitsForOwnSlot, for Broadcast.
-func TestBroadcastFromBlockWaitsForOwnSlot(t *testing.T) {
-	p := pool(t, scheduler.WithWorkers(2), scheduler.WithSupplier(slots.NewFixed(1)))
-	done := make(chan struct{})
-	var ran atomic.Int32
-	go func() {
-		defer close(done)
-		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
-			w.Block(func() {
-				for w.IsCurrent() { // until the stand-in runs w (at once, with the fix)
-					runtime.Gosched()
-				}
-				_ = p.Broadcast(context.Background(), func(*scheduler.Worker) { ran.Add(1) })
-			})
+// Run and Broadcast from a task take no slot of their own (Run runs
+// inline, Broadcast runs the caller's part). From inside the task's
+// Block they cannot run on its worker, which a stand-in runs, but they
+// must not wait for a second slot either: with one slot, held by the
+// task itself, that would wait forever.
+func TestEntryFromBlockNeedsNoSecondSlot(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		workers int
+		enter   func(p *scheduler.Pool, ran *atomic.Int32)
+	}{
+		{"run", 1, func(p *scheduler.Pool, ran *atomic.Int32) {
+			_ = p.Run(context.Background(), func(*scheduler.Worker) { ran.Add(1) })
+		}},
+		{"broadcast", 2, func(p *scheduler.Pool, ran *atomic.Int32) {
+			_ = p.Broadcast(context.Background(), func(*scheduler.Worker) { ran.Add(1) })
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := pool(t, scheduler.WithWorkers(tc.workers), scheduler.WithSupplier(slots.NewFixed(1)))
+			done := make(chan struct{})
+			var ran atomic.Int32
+			go func() {
+				defer close(done)
+				_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+					w.Block(func() {
+						for w.IsCurrent() { // until the stand-in runs w (at once, with the fix)
+							runtime.Gosched()
+						}
+						tc.enter(p, &ran)
+					})
+				})
+			}()
+			hangGuard(t, tc.name+" inside Block's f waits for the slot its own task holds", done)
+			require.Equal(t, int32(tc.workers), ran.Load())
+			p.Close()
 		})
-	}()
-	hangGuard(t, "Broadcast inside Block's f waits for the slot its own task holds", done)
-	require.Equal(t, int32(2), ran.Load())
-	p.Close()
+	}
 }

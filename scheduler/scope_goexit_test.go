@@ -11,9 +11,9 @@ import (
 	"github.com/weftrt/weft/scope"
 )
 
-// TestGoexitInScopeBody: a scope body that calls runtime.Goexit
-// skips the wait for the scope's tasks: Run's caller gets ErrGoexit while
-// a spawned task still runs. Same detector as
+// A scope body that calls runtime.Goexit still waits for the scope's
+// tasks: Run's caller gets ErrGoexit only once every spawned task has
+// run. Same detector as
 // TestGoexitInOwnBroadcastPart.
 func TestGoexitInScopeBody(t *testing.T) {
 	p := pool(t, scheduler.WithWorkers(2))
