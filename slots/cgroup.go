@@ -62,8 +62,10 @@ func (s *fsSampler) cgroupCPU() (cpuReading, error) {
 	if err != nil {
 		return cpuReading{}, err
 	}
-	wall := float64(s.now().UnixNano()) / 1e9
-	return cpuReading{busy: float64(usec) / 1e6, total: wall * s.cpus}, nil
+	// Measured from start with Sub, which uses the monotonic clock when
+	// now is time.Now: a step of the wall clock is not CPU time.
+	elapsed := s.now().Sub(s.start).Seconds()
+	return cpuReading{busy: float64(usec) / 1e6, total: elapsed * s.cpus}, nil
 }
 
 // cgroupMemory returns memory.stat's anon over memory.max, or over the

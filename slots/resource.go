@@ -29,6 +29,8 @@ type ResourceBased struct {
 	heldArea     time.Duration // integral of held over time since the last decision, in slot-ns
 	heldSince    time.Time     // when held last changed or heldArea was last taken
 	nextSample   time.Time
+	lastSample   time.Time     // when the last reading was taken
+	quiet        time.Duration // time since the last decision when nobody asked for a reading
 	lastDecision time.Time
 	delay        time.Duration // LoadDelay, lengthened when steps show later
 	lastRaise    time.Time
@@ -172,6 +174,15 @@ func (r *ResourceBased) setHeldLocked(now time.Time, held int) {
 // compares against them.
 func (r *ResourceBased) sampleLocked(now time.Time) {
 	r.nextSample = now.Add(r.opts.SampleInterval)
+	// Readings are taken only while reservations ask; a spell in which
+	// nobody asked says nothing about how long a step takes to show, so
+	// it is left out of the time a late step is found to have taken.
+	if !r.lastSample.IsZero() {
+		if gap := now.Sub(r.lastSample) - r.opts.SampleInterval; gap > 0 {
+			r.quiet += gap
+		}
+	}
+	r.lastSample = now
 	u, fault, err := sampleChecked(r.sampler)
 	r.err = err
 	if fault != sampleOK {
@@ -195,7 +206,7 @@ func (r *ResourceBased) sampleLocked(now time.Time) {
 	}
 	// A step that took longer than delay to show spaces decisions by
 	// what it took.
-	switch took := now.Sub(r.lastDecision); r.ctl.late {
+	switch took := now.Sub(r.lastDecision) - r.quiet; r.ctl.late {
 	case lateStep:
 		r.delay = max(r.delay, took)
 	case lateProbe:
@@ -206,7 +217,7 @@ func (r *ResourceBased) sampleLocked(now time.Time) {
 		r.wakeLocked()
 	}
 	r.budget, r.ctl.budget = b, b
-	r.starved, r.lastDecision, r.heldArea = false, now, 0
+	r.starved, r.lastDecision, r.heldArea, r.quiet = false, now, 0, 0
 }
 
 func readings(u Usage) [numResources]float64 {

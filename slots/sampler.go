@@ -41,10 +41,11 @@ type Sampler interface {
 // files. Without a cgroup v2 directory it reads the host's /proc/stat and
 // /proc/meminfo.
 type fsSampler struct {
-	fsys fs.FS
-	now  func() time.Time
-	cg   string // the cgroup v2 directory, relative to fsys; "" for host figures
-	cpus float64
+	fsys  fs.FS
+	now   func() time.Time
+	start time.Time // now() when made; cgroup CPU time is measured from it
+	cg    string    // the cgroup v2 directory, relative to fsys; "" for host figures
+	cpus  float64
 
 	last cpuReading
 }
@@ -62,7 +63,7 @@ var errNoFigures = errors.New("weft/slots: no cgroup v2 or /proc figures to samp
 // newFSSampler finds where to read figures and takes a first CPU reading,
 // so that the first Sample covers the time since.
 func newFSSampler(fsys fs.FS, now func() time.Time, cpus int) (*fsSampler, error) {
-	s := &fsSampler{fsys: fsys, now: now, cg: findCgroup(fsys), cpus: float64(cpus)}
+	s := &fsSampler{fsys: fsys, now: now, start: now(), cg: findCgroup(fsys), cpus: float64(cpus)}
 	if s.cg != "" {
 		s.cpus = cgroupCPUs(fsys, s.cg, s.cpus)
 	}
@@ -87,12 +88,15 @@ func (s *fsSampler) Sample() (Usage, error) {
 	if err != nil {
 		return Usage{}, err
 	}
-	u := Usage{Memory: mem}
-	if dt := r.total - s.last.total; dt > 0 {
-		u.CPU = (r.busy - s.last.busy) / dt
-	}
+	dt := r.total - s.last.total
+	busy := r.busy - s.last.busy
 	s.last = r
-	return u, nil
+	if !(dt > 0) {
+		// No time passed by the clock (or it was stepped back): the
+		// CPU used cannot be put in proportion, and 0 would read as idle.
+		return Usage{}, fmt.Errorf("weft/slots: CPU reading over %v of available time, %v used: clock did not advance", dt, busy)
+	}
+	return Usage{CPU: busy / dt, Memory: mem}, nil
 }
 
 func (s *fsSampler) readCPU() (cpuReading, error) {
