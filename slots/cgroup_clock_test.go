@@ -8,10 +8,10 @@ import (
 	"github.com/weftrt/weft/slots"
 )
 
-// TestCgroupClockStepIsNotAnIdleReading: the cgroup sampler measures
+// The cgroup sampler measures
 // the CPU time available by the clock. When the wall clock is stepped back
-// (NTP, a resumed VM) while the cgroup kept using CPU, main returns CPU 0
-// with no error: a good-looking "idle" reading, which tells the
+// (NTP, a resumed VM) while the cgroup kept using CPU, a CPU of 0
+// with no error would be a good-looking "idle" reading, telling the
 // controller there is room for more slots. The reading must be refused
 // (an error, so the supplier skips it) instead.
 func TestCgroupClockStepIsNotAnIdleReading(t *testing.T) {

@@ -21,11 +21,11 @@ func (h *heldLoad) Sample() (slots.Usage, error) {
 	return slots.Usage{CPU: h.perSlot * float64(h.held.Load())}, nil
 }
 
-// TestIdleGapDoesNotStretchLoadDelay: a quiet spell in which nobody
+// A quiet spell in which nobody
 // reserves (so nothing is sampled) right after the first probe must not be
-// taken for a step that showed late. On main the gap is counted as the time
-// the probe took to show, LoadDelay becomes an hour, and the budget is then
-// frozen for an hour although the load of each slot shows at once.
+// taken for a step that showed late. Counted as the time the probe took
+// to show, it would make LoadDelay an hour, and freeze the budget for an
+// hour although the load of each slot shows at once.
 func TestIdleGapDoesNotStretchLoadDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const interval = 100 * time.Millisecond
