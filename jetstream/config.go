@@ -192,6 +192,18 @@ func (c Config) withDefaults() (Config, error) {
 	if c.DeadLetterSubject == "" {
 		c.DeadLetterSubject = strings.ToLower(c.Stream) + "_dead"
 	}
+	if !c.NoDeadLetter {
+		// Records stored in the work stream, or on one of its subjects,
+		// would be tasks again: run, acked, and gone from the dead letters.
+		if c.DeadLetterStream == c.Stream {
+			return c, fmt.Errorf("%w: DeadLetterStream %s is the work stream: its records would be run as tasks (name another stream, or set NoDeadLetter)", ErrConfig, c.DeadLetterStream)
+		}
+		for _, subj := range c.Subjects {
+			if subjectMatches(subj, c.DeadLetterSubject) {
+				return c, fmt.Errorf("%w: DeadLetterSubject %s is one of the work stream's subjects (%s): its records would be run as tasks", ErrConfig, c.DeadLetterSubject, subj)
+			}
+		}
+	}
 	if c.Partitions > 0 {
 		if len(c.Subjects) != 1 || !strings.HasSuffix(c.Subjects[0], ".>") {
 			return c, fmt.Errorf("%w: Subjects %q with Partitions %d: want one subject \"<base>.>\" (keyed tasks go to <base>.k.<token>, are stored on <base>.p.<partition>, unkeyed ones on <base>.<token>)", ErrConfig, c.Subjects, c.Partitions)
@@ -324,4 +336,21 @@ func (c Config) consumerConfig() natsjs.ConsumerConfig {
 		cc.FilterSubject = c.base() + ".*"
 	}
 	return cc
+}
+
+// subjectMatches reports whether the literal subject subj matches
+// pattern, which may hold wildcards.
+func subjectMatches(pattern, subj string) bool {
+	pt, st := strings.Split(pattern, "."), strings.Split(subj, ".")
+	for i, p := range pt {
+		switch {
+		case p == ">":
+			return len(st) > i
+		case i >= len(st):
+			return false
+		case p != "*" && p != st[i]:
+			return false
+		}
+	}
+	return len(pt) == len(st)
 }

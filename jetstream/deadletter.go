@@ -57,7 +57,12 @@ func (s *Source) deadLetter(ctx context.Context, t *task, reason string) error {
 	m.Header.Set(HeaderDeadSubject, t.msg.Subject)
 	m.Header.Set(HeaderDeadSequence, seq)
 	m.Header.Set(HeaderDeadTime, time.Now().UTC().Format(time.RFC3339Nano))
-	m.Header.Set(nats.MsgIdHdr, deadRecordID(s.cfg.Stream, seq))
+	// The time the message was stored is in the ID as well: a stream
+	// deleted and made again starts its sequences over, and the record of
+	// another message with the same sequence, within the duplicate window,
+	// would be taken for this one's (the +TERM then deleting the task
+	// with no record of it).
+	m.Header.Set(nats.MsgIdHdr, deadRecordID(s.cfg.Stream, seq)+":"+strconv.FormatInt(t.meta.Timestamp.UnixNano(), 10))
 	// Set here as well as by the option, so that wireSize counts it.
 	m.Header.Set(natsjs.ExpectedStreamHeader, s.cfg.DeadLetterStream)
 
@@ -90,8 +95,10 @@ func (s *Source) deadLetter(ctx context.Context, t *task, reason string) error {
 	return nil
 }
 
-// deadRecordID is the Nats-Msg-Id of the record of the message seq of
-// stream, and the HeaderDeadPartOf of its parts.
+// deadRecordID is the start of the Nats-Msg-Id of the record of the
+// message seq of stream (the record's ID, HeaderDeadPartOf of its parts,
+// adds the time the message was stored; records written before it did
+// not).
 func deadRecordID(stream, seq string) string { return "weft-dead:" + stream + ":" + seq }
 
 // deadLetterParts stores data in part records of size bytes (the last

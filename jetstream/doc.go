@@ -73,7 +73,16 @@
 // headers: the reason, the delivery count, the stream, subject and
 // sequence it had. If that fails the task is not terminated (it comes
 // back after AckWait); the worker counts a terminate only once the server
-// confirmed the +TERM. Replay, or `weftjs replay`, puts records back.
+// confirmed the +TERM. Replay, or `weftjs replay`, puts records back;
+// each copy carries a Nats-Msg-Id naming its record, so two replays at
+// once (or one run again after a failed delete) put a task back once. A
+// record's own ID names the message's stream, sequence and the time it
+// was stored, so a stream deleted and made again (its sequences start
+// over) cannot pass a new task's record off as an old one's. Headers
+// whose keys nats.go cannot publish (another client may have stored
+// them: the server does not check) are left out of the record, or it
+// could never be stored. The dead-letter stream and subject must not be
+// the work stream's: NewSource refuses that (ErrConfig).
 //
 // A task that took up nearly all of the server's max_payload does not fit
 // one record with the Weft-Dead-* headers added. Its payload is then

@@ -51,11 +51,16 @@ const (
 // copyHeaders copies a message's headers for a copy of it, leaving out
 // the server's directives (Nats-Msg-Id would have the copy dropped as a
 // duplicate of the original, a Nats-Expected-* refused) and, when
-// dropDead, the dead-letter headers.
+// dropDead (a dead-letter record, a replayed task), the dead-letter
+// headers and the headers whose keys nats.go refuses to publish: another
+// client may have put one on the task (the server does not check keys),
+// and with it the record could never be stored, so the task could never
+// be terminated. A hand-back's copy keeps them: it fails, and the task
+// is returned with a Nak instead.
 func copyHeaders(h nats.Header, dropDead bool) nats.Header {
 	out := nats.Header{}
 	for k, v := range h {
-		if strings.HasPrefix(k, "Nats-") || dropDead && strings.HasPrefix(k, "Weft-Dead-") {
+		if strings.HasPrefix(k, "Nats-") || dropDead && (strings.HasPrefix(k, "Weft-Dead-") || !publishableKey(k)) {
 			continue
 		}
 		out[k] = append([]string(nil), v...)
@@ -116,4 +121,19 @@ func wireSize(h nats.Header, data []byte) int {
 		}
 	}
 	return n
+}
+
+// publishableKey reports whether nats.go publishes a header with key k:
+// printable ASCII, none of the characters it forbids (see nats.go's
+// isHeaderKeyValid). A message received may carry others.
+func publishableKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c < 33 || c > 126 || strings.IndexByte(`"()/,:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -72,16 +72,26 @@ func Replay(ctx context.Context, js natsjs.JetStream, cfg Config, limit int) (in
 		// Set here as well as by the option, so that fits counts it.
 		m.Header.Set(natsjs.ExpectedStreamHeader, cfg.Stream)
 		expect := []natsjs.PublishOpt{natsjs.WithExpectStream(cfg.Stream)}
+		// The copy's Nats-Msg-Id names this record (its place in the
+		// dead-letter stream and the message it was made of), so that a
+		// replay that publishes it again within the stream's duplicate
+		// window (a replay running at the same time, one run again after
+		// its delete failed) stores it once.
+		m.Header.Set(nats.MsgIdHdr, replayID(cfg.DeadLetterStream, seq, raw.Header))
 		if limit := int(js.Conn().MaxPayload()); !fits(m.Header, m.Data, limit) {
 			// A task that took up nearly all of max_payload when it was
-			// published: the two headers it may not have had then (its ID,
-			// which the dead-letter record adds, and the check of the
-			// stream) go, and it fits as it did then, under an ID of its
-			// own. The stream it went to is checked afterwards instead.
+			// published: the headers it may not have had then (its ID,
+			// which the dead-letter record adds, the check of the stream,
+			// the replay's own ID) go, and it fits as it did then, under
+			// an ID of its own. The stream it went to is checked
+			// afterwards instead.
 			m.Header.Del(HeaderID)
 			if !fits(m.Header, m.Data, limit) {
 				m.Header.Del(natsjs.ExpectedStreamHeader)
 				expect = nil
+			}
+			if !fits(m.Header, m.Data, limit) {
+				m.Header.Del(nats.MsgIdHdr)
 			}
 		}
 		ack, err := js.PublishMsg(ctx, m, expect...)
@@ -95,20 +105,46 @@ func Replay(ctx context.Context, js natsjs.JetStream, cfg Config, limit int) (in
 		// no record names, while a record whose parts were gone could not
 		// be replayed.
 		for _, del := range append([]uint64{seq}, parts...) {
-			if err := dead.DeleteMsg(ctx, del); err != nil && !errors.Is(err, natsjs.ErrMsgNotFound) {
-				return done + 1, fmt.Errorf("weft/jetstream: replay: record %d replayed, but deleting record %d from %s failed (it may be replayed again): %w", seq, del, cfg.DeadLetterStream, err)
+			if err := dead.DeleteMsg(ctx, del); err != nil && !gone(ctx, dead, del) {
+				if !ack.Duplicate {
+					done++
+				}
+				return done, fmt.Errorf("weft/jetstream: replay: record %d replayed, but deleting record %d from %s failed (it may be replayed again): %w", seq, del, cfg.DeadLetterStream, err)
 			}
 		}
-		done++
+		if !ack.Duplicate { // else another replay put it back
+			done++
+		}
 	}
 	return done, nil
+}
+
+// replayID is the Nats-Msg-Id of the replayed copy of record seq of the
+// dead-letter stream dead, whose headers are h: the record's place, and
+// the message it was made of (its stream, sequence and termination
+// time), so that a record of a dead-letter stream made again under the
+// same name does not pass for another.
+func replayID(dead string, seq uint64, h nats.Header) string {
+	return "weft-replay:" + dead + ":" + strconv.FormatUint(seq, 10) + ":" +
+		deadRecordID(h.Get(HeaderDeadStream), h.Get(HeaderDeadSequence)) + ":" + h.Get(HeaderDeadTime)
+}
+
+// gone reports whether record seq is no longer in the dead-letter stream
+// (the server answers the delete of a missing message with an error of
+// its own, not ErrMsgNotFound).
+func gone(ctx context.Context, dead natsjs.Stream, seq uint64) bool {
+	_, err := dead.GetMsg(ctx, seq)
+	return errors.Is(err, natsjs.ErrMsgNotFound)
 }
 
 // joinParts reads the parts that list (a record's HeaderDeadParts) names
 // and returns their payloads joined, and their sequences. Each must be
 // the part of this record (HeaderDeadPartOf) in its place (HeaderDeadPart).
 func joinParts(ctx context.Context, dead natsjs.Stream, h nats.Header, list string) ([]byte, []uint64, error) {
-	id := deadRecordID(h.Get(HeaderDeadStream), h.Get(HeaderDeadSequence))
+	id := h.Get(nats.MsgIdHdr) // the record's ID, which its parts carry
+	if id == "" {
+		id = deadRecordID(h.Get(HeaderDeadStream), h.Get(HeaderDeadSequence))
+	}
 	var data []byte
 	var seqs []uint64
 	for i, tok := range strings.Split(list, ",") {
