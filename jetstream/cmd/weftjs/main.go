@@ -33,6 +33,15 @@ import (
 	"github.com/weftrt/weft/slots"
 )
 
+// The demo's stream and consumer are its own, not the library's defaults
+// (WEFT_TASKS, weft): its handler only simulates work and acks what it
+// takes, so pointed with -url at a cluster where a real worker uses the
+// defaults, it would take real tasks and ack them undone.
+const (
+	demoStream   = "WEFT_DEMO"
+	demoConsumer = "weft_demo"
+)
+
 type options struct {
 	url      string
 	store    string
@@ -57,8 +66,8 @@ func parseFlags() options {
 	flag.IntVar(&o.tasks, "tasks", 20000, "tasks to publish at start")
 	flag.IntVar(&o.slots, "slots", 16, "tasks polled or running at once")
 	flag.DurationVar(&o.work, "work", time.Millisecond, "simulated work per task")
-	flag.StringVar(&o.stream, "stream", "WEFT_TASKS", "work-queue stream")
-	flag.StringVar(&o.consumer, "consumer", "weft", "durable pull consumer, shared by all workers")
+	flag.StringVar(&o.stream, "stream", demoStream, "work-queue stream (the demo's own: its handler only simulates work and acks what it takes, so never name a stream that holds real tasks)")
+	flag.StringVar(&o.consumer, "consumer", demoConsumer, "durable pull consumer, shared by all workers")
 	flag.DurationVar(&o.ackWait, "ackwait", 30*time.Second, "the consumer's AckWait: a task's lease")
 	flag.IntVar(&o.maxDeliv, "maxdeliver", 5, "the consumer's MaxDeliver; a task failing this often less one is terminated")
 	flag.BoolVar(&o.stay, "stay", false, "keep running once the published tasks are done")
