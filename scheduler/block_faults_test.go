@@ -95,18 +95,7 @@ func TestGoexitInOwnBroadcastPart(t *testing.T) {
 				if w.Index() == owner {
 					runtime.Goexit()
 				}
-				for {
-					asleep := scheduler.Asleep(p)
-					if p.Stats().Replaced >= 1 {
-						releasedEarly <- true
-						return
-					}
-					if asleep >= 1 {
-						releasedEarly <- false
-						return
-					}
-					runtime.Gosched()
-				}
+				releasedEarly <- callerReleasedEarly(p)
 			})
 		})
 	})
@@ -174,18 +163,7 @@ func TestGoexitWhileBroadcastWaits(t *testing.T) {
 				}
 				<-ownDone
 				assert.NoError(t, p.Spawn(context.Background(), func(*scheduler.Worker) { runtime.Goexit() }))
-				for {
-					asleep := scheduler.Asleep(p)
-					if p.Stats().Replaced >= 1 {
-						releasedEarly <- true
-						return
-					}
-					if asleep >= 1 {
-						releasedEarly <- false
-						return
-					}
-					runtime.Gosched()
-				}
+				releasedEarly <- callerReleasedEarly(p)
 			})
 		})
 	})

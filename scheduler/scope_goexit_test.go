@@ -23,18 +23,7 @@ func TestGoexitInScopeBody(t *testing.T) {
 		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
 			scope.Run(w, func(s *scope.Scope) {
 				s.Spawn(func(*scope.Scope) {
-					for {
-						asleep := scheduler.Asleep(p)
-						if p.Stats().Replaced >= 1 {
-							releasedEarly <- true
-							return
-						}
-						if asleep >= 1 {
-							releasedEarly <- false
-							return
-						}
-						runtime.Gosched()
-					}
+					releasedEarly <- callerReleasedEarly(p)
 				})
 				runtime.Goexit()
 			})
@@ -42,4 +31,23 @@ func TestGoexitInScopeBody(t *testing.T) {
 	})
 	requireGoexit(t, v)
 	require.False(t, <-releasedEarly, "Run's caller was released while a task of the scope still ran")
+}
+
+// callerReleasedEarly tells, without timing, whether the Run caller of a
+// task that called runtime.Goexit was released while the calling task (a
+// scope task, another broadcast part) still runs: once the goroutine that
+// Goexited has been replaced, its caller was released first; if instead a
+// worker sleeps (the caller waiting) while none was replaced, it waits as
+// it must.
+func callerReleasedEarly(p *scheduler.Pool) bool {
+	for {
+		asleep := scheduler.Asleep(p)
+		if p.Stats().Replaced >= 1 {
+			return true
+		}
+		if asleep >= 1 {
+			return false
+		}
+		runtime.Gosched()
+	}
 }
