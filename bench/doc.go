@@ -34,11 +34,12 @@
 //	BenchmarkLoops/{tiny-16,tiny-1000}/weft-values (par.ReduceRangeWith: the data as a value, no closure to allocate)
 //	BenchmarkLoops/matmul-512/{sequential,goroutines,errgroup,weft}
 //	BenchmarkIdle/{no-pool,weft}
-//	BenchmarkTick/{goroutine,weft}
+//	BenchmarkTick/{baseline,goroutine,weft}
 //	BenchmarkWake/{goroutine,weft}
 //
-// Besides ns/op and allocs/op they report cpu-ns/op, the process CPU time
-// (user + system, from getrusage) per operation: on a machine with idle
-// cores, wall time alone hides what a spinning scheduler costs.
+// Besides ns/op they report cpu-ns/op, the process CPU time (user +
+// system, from getrusage) per operation: on a machine with idle cores,
+// wall time alone hides what a spinning scheduler costs. BenchmarkWake
+// reports its latency as p50-ns and p99-ns instead.
 // BenchmarkTreeSum reports ns/node too, the figure Spice and chili quote.
 package bench

@@ -21,7 +21,7 @@
 //	settle it: Ack on success; Nack with Backoff on failure; Terminate if
 //	  the error wraps ErrPoison or this was its MaxDeliveries-th delivery
 //
-// A settlement waited for off the pool worker, on a goroutine of its own,
+// A settlement is waited for off the pool worker, on a goroutine of its own,
 // except an Ack of a task that is an AsyncAcker (a JetStream task): the
 // pool worker only sends it, and the source's confirmation ends the
 // settlement, with no goroutine waiting for it.

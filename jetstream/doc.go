@@ -203,7 +203,7 @@
 // (intake.Config.PollBackoff). The next poll binds to the consumer
 // afresh (no lock is held across that lookup, and it is bounded to a
 // second), creating it again if the server came back without it. Acks
-// that fail are counted (Stats.SettleErrors); their tasks come back after
+// that fail are counted (intake.Stats.SettleErrors); their tasks come back after
 // AckWait, and are run again: at least once. A connection closed for good
 // (nats.go gave up, say on rotated credentials) fails every poll with
 // ErrConnClosed and the cause; Run returns it.

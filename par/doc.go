@@ -1,6 +1,6 @@
 // Package par runs loops in parallel on a weft pool: ForRange and For over
 // index ranges, ForEach, Map, Reduce, MapReduce and Filter over slices,
-// ForEachSeq over iter.Seq and iter.Seq2, error-returning forms
+// ForEachSeq and ForEachSeq2 over iter.Seq and iter.Seq2, error-returning forms
 // (ForRangeErr, ForErr, MapErr, ForEachSeqErr) that stop early, and value
 // forms (ForRangeWith, ReduceRangeWith) for loops where an allocation
 // counts.

@@ -2,11 +2,13 @@
 // A slot is the right to run one task. Before a task is taken in, a slot
 // is reserved; when a worker starts the task the slot is marked used; when
 // the task ends the slot is released, with the reason. A Supplier decides
-// whether a slot is free; the package ships three and any user may write
-// another.
+// whether a slot is free; the package ships four (Unlimited, Fixed,
+// ResourceBased, Pauseable) and any user may write another.
 //
 // # Which supplier
 //
+//   - Unlimited (the pools' default) if nothing needs bounding: it admits
+//     every task at once, and the Tracker still counts them.
 //   - Fixed if you know how many tasks may run at once. It is fair (blocked
 //     reservers are served in the order they blocked), allocates nothing,
 //     and costs about as much as golang.org/x/sync/semaphore.Weighted.
