@@ -34,9 +34,7 @@ func Both[A, B any](w *scheduler.Worker, a func(*scheduler.Worker) A, b func(*sc
 	e.Fork(&fr.fork)
 	defer func() {
 		if fr.fork.InUse() { // a half is panicking: see half.unwind
-			p := fr.unwind(e, recover(), fr.run)
-			fr.leave(e)
-			panic(p)
+			panic(fr.unwind(e, recover(), fr.run, fr.leave))
 		}
 	}()
 	ra = a(w)

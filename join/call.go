@@ -44,9 +44,7 @@ func Call[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T)
 		// Nothing to do unless a half is panicking (see half.unwind); the
 		// deferred function must call recover itself to stop the panic.
 		if fr.fork.InUse() {
-			p := fr.unwind(e, recover(), fr.run)
-			fr.leave(e)
-			panic(p)
+			panic(fr.unwind(e, recover(), fr.run, fr.leave))
 		}
 	}()
 	rx = f(w, x)

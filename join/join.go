@@ -32,9 +32,7 @@ func Join(w *scheduler.Worker, a, b func(*scheduler.Worker)) {
 	e.Fork(&f.fork)
 	defer func() {
 		if f.fork.InUse() { // a half is panicking: see half.unwind
-			p := f.unwind(e, recover(), f.b)
-			f.leave(e)
-			panic(p)
+			panic(f.unwind(e, recover(), f.b, f.leave))
 		}
 	}()
 	a(w)

@@ -214,7 +214,13 @@ func (j *spawnJob) finish(pan *Panic) {
 	// Nobody takes it. A panic crashes the program rather than vanish;
 	// a Goexit ends quietly, as it would in a goroutine of its own.
 	if !errors.Is(pan, ErrGoexit) {
-		panic(pan)
+		// Not on this goroutine: a worker also runs jobs while it waits
+		// (for a join's stolen half, a scope, a broadcast), and
+		// raised here the panic would unwind into the waiting task, whose
+		// join or scope would take it for its own and hand it to its
+		// caller, who may recover it. A goroutine of its own has no
+		// caller to catch it.
+		go crash(pan)
 	}
 }
 
@@ -251,3 +257,6 @@ func (p *Pool) admit(ctx context.Context) (slots.Permit, error) {
 type abandoner interface {
 	abandon(err error) *Panic
 }
+
+// crash raises a detached task's panic that no handler takes.
+func crash(pan *Panic) { panic(pan) }

@@ -183,7 +183,7 @@ func (w *Worker) WaitOut(l *latch.Owned) {
 			return
 		}
 		if r := recover(); r != nil {
-			panic(r) // a panic crashing the program (a detached task's, unhandled): let it
+			panic(r) // not a Goexit: jobs catch their panics, so this is no task's; let it through
 		}
 		w.WaitOut(l) // unwinding from a Goexit in a job run meanwhile
 	}()
