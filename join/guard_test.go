@@ -171,36 +171,49 @@ const detachedChildEnv = "WEFT_JOIN_DETACHED_CHILD"
 // childGotPanic if the join's caller got the detached task's panic, and
 // must instead crash with it.
 func TestDetachedPanicStaysOutOfJoins(t *testing.T) {
-	if os.Getenv(detachedChildEnv) != "" {
-		detachedChild()
+	if mode := os.Getenv(detachedChildEnv); mode != "" {
+		detachedChild(mode)
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestDetachedPanicStaysOutOfJoins$")
-	cmd.Env = append(os.Environ(), detachedChildEnv+"=1")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Start())
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	select {
-	case <-exited:
-	case <-time.After(20 * time.Second):
-		_ = cmd.Process.Kill()
-		<-exited
-		t.Fatalf("hang: the child neither crashed nor returned\n%s", out.String())
+	for _, c := range []struct{ mode, crash string }{
+		{"no-handler", "detached task's panic"},
+		// A panic handler that panics itself: that panic is nobody's
+		// either, and must not reach the waiting join instead.
+		{"panicking-handler", "the handler's own panic"},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestDetachedPanicStaysOutOfJoins$")
+			cmd.Env = append(os.Environ(), detachedChildEnv+"="+c.mode)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			require.NoError(t, cmd.Start())
+			exited := make(chan struct{})
+			go func() { _ = cmd.Wait(); close(exited) }()
+			select {
+			case <-exited:
+			case <-time.After(20 * time.Second):
+				_ = cmd.Process.Kill()
+				<-exited
+				t.Fatalf("hang: the child neither crashed nor returned\n%s", out.String())
+			}
+			code := cmd.ProcessState.ExitCode()
+			require.NotEqual(t, childGotPanic, code, "the join's caller got the detached task's panic:\n%s", out.String())
+			require.NotEqual(t, 0, code, "the detached task's panic vanished:\n%s", out.String())
+			require.Contains(t, out.String(), c.crash, "the child died of something else")
+		})
 	}
-	code := cmd.ProcessState.ExitCode()
-	require.NotEqual(t, childGotPanic, code, "the join's caller got the detached task's panic:\n%s", out.String())
-	require.NotEqual(t, 0, code, "the detached task's panic vanished:\n%s", out.String())
-	require.Contains(t, out.String(), "detached task's panic", "the child died of something else")
 }
 
 // childGotPanic is the child's exit code when the join's caller got the
 // detached task's panic.
 const childGotPanic = 3
 
-func detachedChild() {
-	p, err := scheduler.New(scheduler.WithWorkers(2), scheduler.WithHeartbeat(time.Nanosecond))
+func detachedChild(mode string) {
+	opts := []scheduler.Option{scheduler.WithWorkers(2), scheduler.WithHeartbeat(time.Nanosecond)}
+	if mode == "panicking-handler" {
+		opts = append(opts, scheduler.WithPanicHandler(func(*scheduler.Panic) { panic("the handler's own panic") }))
+	}
+	p, err := scheduler.New(opts...)
 	if err != nil {
 		panic(err)
 	}

@@ -139,7 +139,7 @@ func (j *runJob) abandon(err error) *Panic {
 
 // Spawn queues f to run on some worker and returns without waiting. If f
 // panics, the panic goes to the pool's panic handler (WithPanicHandler);
-// without one it is re-raised on the worker, which crashes the program.
+// without one it is re-raised on a goroutine of its own, which crashes the program.
 // If f calls runtime.Goexit, the handler gets a *Panic carrying ErrGoexit;
 // without one, f just ends, as a goroutine would.
 //
@@ -235,12 +235,20 @@ func (j *spawnJob) abandon(error) *Panic {
 
 // handlePanic gives a panic that nobody waits for to the pool's panic
 // handler and reports whether there was one.
+//
+// A handler that panics in turn raises a panic that is nobody's either;
+// on this goroutine it would unwind into whatever task the worker is
+// waiting in (see spawnJob.finish), so it crashes from a goroutine of its
+// own. A handler's Goexit ends this goroutine as a task's would.
 func (p *Pool) handlePanic(pan *Panic) bool {
-	if h := p.cfg.panicHandler; h != nil {
-		h(pan)
-		return true
+	h := p.cfg.panicHandler
+	if h == nil {
+		return false
 	}
-	return false
+	if hp := core.Catch(func() { h(pan) }); hp != nil && !errors.Is(hp, ErrGoexit) {
+		go crash(hp)
+	}
+	return true
 }
 
 // admit checks that the pool is open and reserves a slot for one task.

@@ -57,8 +57,9 @@ func WithExitHook(f func(worker int)) Option {
 
 // WithPanicHandler sets the function that receives panics from detached
 // tasks (Spawn), which have nobody waiting to re-raise them. Without a
-// handler such a panic is re-raised on the worker goroutine, which crashes
-// the program: a task's panic is never swallowed.
+// handler such a panic is re-raised on a goroutine of its own, which
+// crashes the program: a task's panic is never swallowed. A handler that
+// panics crashes the program the same way.
 func WithPanicHandler(f func(p *Panic)) Option {
 	return func(c *config) { c.panicHandler = f }
 }
