@@ -17,15 +17,29 @@ import (
 // twice and beating at a whole period let a task delivered between two
 // wake-ups go one and a half periods, and a Heartbeat shorter than the
 // lease did not keep it).
-func (w *Worker) heartbeat() {
-	defer close(w.heartbeatDone)
+//
+// stopped is closed once a Shutdown or Close has stopped polling (the
+// scaler's done); nil once this goroutine, or the one it took over from,
+// has returned the unstarted tasks.
+func (w *Worker) heartbeat(stopped <-chan struct{}) {
+	returned := false
+	defer func() {
+		if returned {
+			close(w.heartbeatDone)
+			return
+		}
+		// User code this goroutine called ended it with runtime.Goexit
+		// (a supplier's ReleaseSlot returning a task: see releaseSlot).
+		// The heartbeat goes on in a new goroutine, or the leases of the
+		// tasks still held would run out, and those tasks run twice.
+		go w.heartbeat(stopped)
+	}()
 	every := w.cfg.Heartbeat
 	period := max(every/4, time.Millisecond)
 	tick := time.NewTicker(period)
 	defer tick.Stop()
 	due := max(every-period, 0) // a beat this old is due at this wake-up: the next is too late
 	var held []*inflight
-	stopped := w.scaler.done // closed once a Shutdown or Close has stopped polling
 	for {
 		select {
 		case <-tick.C:
@@ -35,13 +49,13 @@ func (w *Worker) heartbeat() {
 			// draining, and until something drains the registry it never
 			// goes quiet, and this goroutine would beat on until Close.
 			stopped = nil
-			for _, r := range w.registry.drain() {
-				w.handBack(r) // only those the pool has not started
-			}
+			w.reclaim(w.registry.drain(), nil)
 			continue
 		case <-w.registry.quiet:
+			returned = true
 			return
 		case <-w.settleCtx.Done():
+			returned = true
 			return
 		}
 		held = w.registry.snapshot(held)

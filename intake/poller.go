@@ -10,11 +10,39 @@ import (
 	"github.com/weftrt/weft/slots"
 )
 
-// poll is a poller goroutine: reserve, poll, dispatch, until the scaler
-// retires it.
-func (w *Worker) poll() {
-	failures := 0 // polls failed in a row, for PollBackoff
-	empties := 0  // polls answered empty in a row, for EmptyPollBackoff
+// poll starts a poller (on a goroutine of its own).
+func (w *Worker) poll() { w.pollFrom(poller{}) }
+
+// poller is what a poller goroutine carries from one poll to the next,
+// and what a goroutine that goes on in its place takes over.
+type poller struct {
+	failures int   // polls failed in a row, for PollBackoff
+	empties  int   // polls answered empty in a row, for EmptyPollBackoff
+	batch    batch // the poll being taken in
+}
+
+// pollFrom is a poller goroutine: reserve, poll, take in, until the
+// scaler retires it. It goes on from st, which is where a poller whose
+// goroutine ended stopped.
+func (w *Worker) pollFrom(st poller) {
+	retired := false
+	defer func() {
+		// Only runtime.Goexit in user code that the poller called (a
+		// supplier's ReleaseSlot: see releaseSlot) ends it before it
+		// retires: it catches panics. The poller goes on in a new
+		// goroutine. The scaler still counts it, as it never retired, so
+		// Shutdown, which waits for every poller to retire, still
+		// returns, and the pollers Pause, Resume and the scaler see stay
+		// the same; it takes in the rest of its poll from where this one
+		// stopped (see batch), so every task of the poll is dispatched or
+		// handed back, and every permit released, once.
+		if !retired {
+			go w.pollFrom(st)
+		}
+	}()
+	if st.batch.open {
+		w.pace(&st, w.take(&st.batch))
+	}
 	for !w.scaler.retire() {
 		permits, err := w.reserve()
 		if err != nil {
@@ -25,22 +53,28 @@ func (w *Worker) poll() {
 			}
 			continue
 		}
-		switch outcome, took := w.pollOnce(permits); outcome {
-		case pollFailed:
-			failures++
-			w.sleep(w.cfg.PollBackoff(failures))
-		case pollEmpty:
-			failures = 0
-			empties++
-			// The time the source itself waited counts toward the
-			// pause: a long poll is backoff enough.
-			if d := w.cfg.EmptyPollBackoff(empties) - took; d > 0 {
-				w.counts.emptyPauses.Add(1)
-				w.sleep(d)
-			}
-		case pollDone:
-			failures, empties = 0, 0
+		w.pace(&st, w.pollOnce(&st.batch, permits))
+	}
+	retired = true
+}
+
+// pace waits before the next poll as the outcome of the last calls for.
+func (w *Worker) pace(st *poller, outcome pollOutcome) {
+	switch outcome {
+	case pollFailed:
+		st.failures++
+		w.sleep(w.cfg.PollBackoff(st.failures))
+	case pollEmpty:
+		st.failures = 0
+		st.empties++
+		// The time the source itself waited counts toward the pause: a
+		// long poll is backoff enough.
+		if d := w.cfg.EmptyPollBackoff(st.empties) - st.batch.took; d > 0 {
+			w.counts.emptyPauses.Add(1)
+			w.sleep(d)
 		}
+	case pollDone:
+		st.failures, st.empties = 0, 0
 	}
 }
 
@@ -73,60 +107,113 @@ const (
 	pollCancelled                    // a Pause or a stop ended it
 )
 
-// pollOnce asks the source for one task per permit and dispatches what
-// comes back; every permit not matched with a task is released unused, so
-// a poller backing off after it holds no slot. It returns how the poll
-// went and how long the source took to answer.
-func (w *Worker) pollOnce(permits []slots.Permit) (pollOutcome, time.Duration) {
-	ep := w.currentEpoch()
+// batch is one poll's permits and tasks, and how far the poller has got
+// taking them in. The poller moves it on before each call that may end
+// its goroutine (a supplier's Goexit in ReleaseSlot), as that call is done
+// even if it never returns: the tracker records a release before it
+// calls the supplier, and the calls between (handBack, dispatch) finish
+// the rest of their own work from deferred calls (release,
+// handBackLine). So a goroutine that takes over the batch (pollFrom)
+// does each step once.
+type batch struct {
+	open     bool // from the poll's reservation until its outcome is known
+	halted   bool // the worker was halted before the poll asked the source
+	observed bool // the scaler has seen the poll
+	ep       *pollEpoch
+	permits  []slots.Permit // permits[i] is reserved for tasks[i]
+	tasks    []Task
+	err      error         // the poll's
+	took     time.Duration // how long the source took to answer
+	unused   int           // permits[unused:] are yet to be released unused
+	next     int           // tasks[next:] are yet to be admitted
+}
+
+// pollOnce asks the source for one task per permit and takes in what
+// comes back (take). It returns how the poll went.
+func (w *Worker) pollOnce(b *batch, permits []slots.Permit) pollOutcome {
+	*b = batch{open: true, ep: w.currentEpoch(), permits: permits}
 	if w.halted() {
-		w.releaseUnused(permits)
-		return pollCancelled, 0
+		b.halted = true
+		return w.take(b)
 	}
+	// Until Poll returns: a source that ends the goroutine in Poll fails
+	// the poll, for the goroutine that takes over (pollFrom).
+	b.err = errPollGoexit
 	start := time.Now()
 	var tasks []Task
 	var err error
-	if pan := core.Catch(func() { tasks, err = w.cfg.Source.Poll(ep.ctx, len(permits)) }); pan != nil {
+	if pan := core.Catch(func() { tasks, err = w.cfg.Source.Poll(b.ep.ctx, len(permits)) }); pan != nil {
 		// A source that panics polling fails the poll, as an error
 		// would: unwinding would take the poller and its slots with it.
 		tasks, err = nil, fmt.Errorf("the source panicked: %w", pan)
 	}
-	took := time.Since(start)
-	defer taken(tasks) // whatever became of them, they are in order now
-	w.counts.observePoll(took)
+	b.took = time.Since(start)
+	w.counts.observePoll(b.took)
+	var extra []Task
 	if len(tasks) > len(permits) {
-		w.refuseExtra(tasks[len(permits):])
-		tasks = tasks[:len(permits)]
+		tasks, extra = tasks[:len(permits)], tasks[len(permits):]
 	}
-	w.releaseUnused(permits[len(tasks):])
-	if err != nil {
-		for i, t := range tasks {
-			w.handBack(w.admit(t, permits[i]))
-		}
-		if ep.ctx.Err() != nil {
-			return pollCancelled, took
-		}
-		w.counts.pollErrors.Add(1)
-		w.report(fmt.Errorf("weft/intake: poll: %w", err))
-		return pollFailed, took
+	b.tasks, b.err, b.unused = tasks, err, len(tasks)
+	if extra != nil {
+		w.refuseExtra(extra)
 	}
-	if w.scaler.observe(len(tasks), len(permits)) {
-		go w.poll()
-	}
-	if len(tasks) == 0 {
-		w.counts.emptyPolls.Add(1)
-		return pollEmpty, took
-	}
-	for i, t := range tasks {
-		w.dispatch(w.admit(t, permits[i]), ep)
-	}
-	return pollDone, took
+	return w.take(b)
 }
 
-func (w *Worker) releaseUnused(permits []slots.Permit) {
-	for _, p := range permits {
+// errPollGoexit fails a poll whose source called runtime.Goexit in Poll
+// (t.FailNow in a test's source).
+var errPollGoexit = fmt.Errorf("the source called runtime.Goexit in Poll: %w", core.ErrGoexit)
+
+// take takes in a poll's batch from where it stands: every permit not
+// matched with a task is released unused, so a poller backing off after
+// it holds no slot; then the tasks are admitted and dispatched, or handed
+// back if the poll failed. It returns the poll's outcome.
+func (w *Worker) take(b *batch) pollOutcome {
+	for b.unused < len(b.permits) {
+		p := b.permits[b.unused]
+		b.unused++
 		w.releaseSlot(p, slots.NeverUsed())
 	}
+	switch {
+	case b.halted:
+	case b.err != nil:
+		for b.next < len(b.tasks) {
+			i := b.next
+			b.next++
+			w.handBack(w.admit(b.tasks[i], b.permits[i]))
+		}
+	default:
+		if !b.observed {
+			b.observed = true
+			if w.scaler.observe(len(b.tasks), len(b.permits)) {
+				go w.poll()
+			}
+		}
+		for b.next < len(b.tasks) {
+			i := b.next
+			b.next++
+			w.dispatch(w.admit(b.tasks[i], b.permits[i]), b.ep)
+		}
+	}
+	// Closed before what follows calls user code (the source's Taken,
+	// OnError): however that ends, nothing is done twice.
+	b.open = false
+	taken(b.tasks) // whatever became of them, they are in order now
+	switch {
+	case b.halted:
+		return pollCancelled
+	case b.err != nil:
+		if b.ep.ctx.Err() != nil {
+			return pollCancelled
+		}
+		w.counts.pollErrors.Add(1)
+		w.report(fmt.Errorf("weft/intake: poll: %w", b.err))
+		return pollFailed
+	case len(b.tasks) == 0:
+		w.counts.emptyPolls.Add(1)
+		return pollEmpty
+	}
+	return pollDone
 }
 
 // refuseExtra returns tasks a source delivered beyond what was asked: no

@@ -25,9 +25,7 @@ func (w *Worker) Shutdown(ctx context.Context) error {
 		w.cancelRun()
 		return ctx.Err()
 	}
-	for _, r := range w.registry.drain() {
-		w.handBack(r) // only those the pool has not started
-	}
+	w.reclaim(w.registry.drain(), nil)
 	select {
 	case <-w.registry.quiet:
 	case <-ctx.Done():
@@ -51,10 +49,7 @@ func (w *Worker) Close() {
 	w.stop()
 	w.cancelRun()
 	<-w.scaler.done // the pollers' polls are cancelled: they exit promptly
-	for _, r := range w.registry.drain() {
-		w.handBack(r)
-	}
-	w.cancelSettle()
+	w.reclaim(w.registry.drain(), w.cancelSettle)
 	if w.heartbeatDone != nil {
 		<-w.heartbeatDone
 	}
@@ -68,4 +63,28 @@ func (w *Worker) stop() {
 		w.scaler.stop()
 		w.cancelPoll()
 	})
+}
+
+// reclaim hands back the tasks of rs that the pool has not started, then
+// calls then, if it is not nil.
+func (w *Worker) reclaim(rs []*inflight, then func()) {
+	rest, done := rs, false
+	defer func() {
+		// The supplier ended this goroutine handing a task back (see
+		// releaseSlot): this goroutine's caller (a Shutdown, say) never
+		// returns, but the tasks after that one still go back, from a new
+		// goroutine, and then comes what the caller had left to do.
+		if !done {
+			go w.reclaim(rest, then)
+		}
+	}()
+	for len(rest) > 0 {
+		r := rest[0]
+		rest = rest[1:] // before: handing r back is done even if it never returns
+		w.handBack(r)   // only if the pool has not started it
+	}
+	done = true
+	if then != nil {
+		then()
+	}
 }

@@ -57,17 +57,23 @@ func (w *Worker) dispatch(r *inflight, ep *pollEpoch) {
 // if the user bounded it, Spawn may wait here, which only delays the
 // caller.
 func (w *Worker) spawn(r *inflight) {
-	err := w.cfg.Pool.Spawn(w.pollCtx, func(sw *scheduler.Worker) { w.run(r, sw) })
-	if err == nil {
-		return
+	if err := w.cfg.Pool.Spawn(w.pollCtx, func(sw *scheduler.Worker) { w.run(r, sw) }); err != nil {
+		w.refused(r, err)
 	}
-	// Neither r nor the tasks of its key behind it can run here now.
-	w.handBack(r)
-	w.handBackLine(r)
+}
+
+// refused hands back r, which the pool refused with err, and the tasks of
+// its key behind it: none of them can run here now.
+func (w *Worker) refused(r *inflight, err error) {
 	if errors.Is(err, scheduler.ErrClosed) {
-		w.report(fmt.Errorf("weft/intake: the pool is closed; the worker stops: %w", err))
-		go w.Close()
+		// Deferred, to come after the tasks are back even if the supplier
+		// ends this goroutine handing one back (see releaseSlot).
+		defer func() {
+			w.report(fmt.Errorf("weft/intake: the pool is closed; the worker stops: %w", err))
+			go w.Close()
+		}()
 	}
+	w.handBackLine(r)
 }
 
 // run runs a task on a pool worker, and after it the tasks of its key
@@ -87,26 +93,35 @@ func (w *Worker) nextOfKey(r *inflight) *inflight {
 	return w.keys.next(r.key)
 }
 
-// handBackLine hands back, unrun, the tasks of r's key that wait behind
-// r, which was handed back unrun. None of them may run now, even if a
-// Resume comes while the line empties: the source delivers r again, and r
-// must run before them.
+// handBackLine hands back, unrun, r (unless something claimed it first)
+// and then the tasks of its key that wait behind it. None of them may run
+// now, even if a Resume comes while the line empties: the source delivers
+// r again, and r must run before them.
 func (w *Worker) handBackLine(r *inflight) {
+	at, done := r, false
+	defer func() {
+		// The supplier ended this goroutine releasing at's slot (see
+		// releaseSlot). at is back; the tasks behind it still go back, in
+		// line order, from a new goroutine, which passes over at: handBack
+		// claims a task once.
+		if !done {
+			go w.handBackLine(at)
+		}
+	}()
+	w.handBack(r)
 	for n := w.nextOfKey(r); n != nil; n = w.nextOfKey(n) {
+		at = n
 		w.handBack(n)
 	}
+	done = true
 }
 
 // runOne runs r, unless it was handed back or the worker is halted, and
 // returns the next task of its key.
 func (w *Worker) runOne(r *inflight, sw *scheduler.Worker) (next *inflight) {
-	if !r.state.CompareAndSwap(taskQueued, taskRunning) {
-		w.handBackLine(r) // r was handed back by a Shutdown while it waited
-		return nil
-	}
-	if w.halted() {
-		r.state.Store(taskSettling)
-		w.giveBack(r)
+	// Halted, r goes back with its line; if a Shutdown handed r back
+	// while it waited, its line goes back (handBackLine passes over r).
+	if w.halted() || !r.state.CompareAndSwap(taskQueued, taskRunning) {
 		w.handBackLine(r)
 		return nil
 	}
@@ -187,12 +202,7 @@ func (w *Worker) ended(r *inflight, err error) {
 	select {
 	case w.settleRoom <- struct{}{}:
 		r.state.Store(taskSettling)
-		w.endTask(r, err)
-		if a, ok := w.asyncAck(r, err); ok {
-			w.ackAsync(r, a)
-			return
-		}
-		go w.settleEnded(r, err)
+		w.endTask(r, err, false)
 	default:
 		// It still holds its delivery while it waits, maybe for many
 		// settlements' round trips: the heartbeat keeps its lease, or
@@ -211,12 +221,7 @@ func (w *Worker) ended(r *inflight, err error) {
 func (w *Worker) finish(r *inflight, err error) {
 	w.settleRoom <- struct{}{}
 	r.state.Store(taskSettling)
-	w.endTask(r, err)
-	if a, ok := w.asyncAck(r, err); ok {
-		w.ackAsync(r, a)
-		return
-	}
-	w.settleEnded(r, err)
+	w.endTask(r, err, true)
 }
 
 // asyncAck returns the task's AsyncAcker if its settlement is an Ack the
@@ -250,28 +255,77 @@ func (w *Worker) ackAsync(r *inflight, a AsyncAcker) {
 	}
 }
 
-// endTask releases the slot of a task whose handler returned err; the
-// caller holds a token of settleRoom for its settlement.
-func (w *Worker) endTask(r *inflight, err error) {
+// endTask releases the slot of a task whose handler returned err, then
+// settles it; the caller holds a token of settleRoom for the settlement.
+// wait says whether the caller's goroutine may wait for a settlement (it
+// is not a pool worker's).
+func (w *Worker) endTask(r *inflight, err error, wait bool) {
 	reason := slots.TaskComplete()
 	if err != nil {
 		reason = slots.TaskFailed(err)
 		w.counts.failed.Add(1)
 	}
 	w.counts.settling.Add(1)
+	released := false
+	defer func() {
+		// The supplier ended this goroutine in ReleaseSlot (see
+		// releaseSlot): the task is settled all the same, or its token
+		// and record would never come back, and Shutdown would wait for
+		// them forever. released is set before the settlement begins, so
+		// the task is settled once: from here, or below.
+		if !released {
+			go w.settleEndedTask(r, err, true)
+		}
+	}()
 	w.releaseSlot(r.permit, reason)
+	released = true
+	w.settleEndedTask(r, err, wait)
+}
+
+// settleEndedTask settles a task whose slot endTask released. An Ack the
+// source confirms without a goroutine of ours (AsyncAcker) is sent from
+// here; any other settlement waits here if wait is set, else on a
+// goroutine of its own.
+func (w *Worker) settleEndedTask(r *inflight, err error, wait bool) {
+	switch a, ok := w.asyncAck(r, err); {
+	case ok:
+		w.ackAsync(r, a)
+	case wait:
+		w.settleEnded(r, err)
+	default:
+		go w.settleEnded(r, err)
+	}
 }
 
 // releaseSlot releases p through the tracker. The tracker records the
-// release before it calls the supplier, so a supplier that panics in
-// ReleaseSlot loses no slot of ours: its panic is reported, and does not
-// unwind through the worker's bookkeeping (a settleRoom token, the
-// registry) and leave it stuck.
+// release before it calls the supplier, so a supplier that fails in
+// ReleaseSlot loses no slot of ours. A panic is reported and goes no
+// further: unwinding through the worker's bookkeeping (a settleRoom
+// token, the registry, a poll) would leave it stuck.
+//
+// runtime.Goexit (t.FailNow or require.* in a test's supplier) cannot be
+// stopped: it is reported, and the goroutine ends. So whatever a caller
+// still has to do after a release it does from a deferred call, which
+// runs as the goroutine ends: there if it neither blocks nor calls user
+// code (release), else on a new goroutine that goes on from where the
+// release left off (endTask, handBackLine, reclaim, the poller's
+// pollFrom, the heartbeat). A deferred call that cannot tell whether a
+// release returned keeps a flag set after it, as released is here.
 func (w *Worker) releaseSlot(p slots.Permit, reason slots.ReleaseReason) {
-	var err error
-	if pan := core.Catch(func() { err = w.tracker.Release(p, reason) }); pan != nil {
-		w.report(fmt.Errorf("weft/intake: the supplier panicked releasing %v: %w", p, pan))
-	}
+	released := false
+	defer func() {
+		if released {
+			return // recover only when unwinding: it is not free
+		}
+		if v := recover(); v != nil {
+			w.report(fmt.Errorf("weft/intake: the supplier panicked releasing %v: %w", p, core.Recovered(v)))
+			return
+		}
+		w.report(fmt.Errorf("weft/intake: the supplier called runtime.Goexit in ReleaseSlot (%v): "+
+			"the goroutine ended; its remaining work goes on in another: %w", p, core.Recovered(nil)))
+	}()
+	err := w.tracker.Release(p, reason)
+	released = true
 	must(err)
 }
 
@@ -385,8 +439,11 @@ func (w *Worker) giveBack(r *inflight) {
 
 // release gives a settled task's slot back and forgets the task.
 func (w *Worker) release(r *inflight, reason slots.ReleaseReason) {
+	// Deferred: a supplier that ends the goroutine in ReleaseSlot (see
+	// releaseSlot) must not leave the settled task on the books, where
+	// Shutdown would wait for it forever.
+	defer w.registry.remove(r)
 	w.releaseSlot(r.permit, reason)
-	w.registry.remove(r)
 }
 
 // settle runs one settlement call under SettleTimeout. A failure is

@@ -81,7 +81,7 @@ func New(cfg Config) (*Worker, error) {
 	w.scaler.init(cfg.MinPollers, cfg.MaxPollers, cfg.MaxBatch)
 	if cfg.Heartbeat > 0 {
 		w.heartbeatDone = make(chan struct{})
-		go w.heartbeat() // after scaler.init: it waits on scaler.done
+		go w.heartbeat(w.scaler.done) // after scaler.init
 	}
 	for range cfg.MinPollers {
 		w.scaler.enter()
