@@ -73,9 +73,13 @@
 //
 // The Err forms stop handing out chunks after the first error or once
 // their context is cancelled, wait for the chunks already running, and
-// return that error (or the context's cause). A panic in a body stops new
-// chunks the same way and is re-raised, as a *scheduler.Panic carrying
-// the original value and stack, after the running chunks have returned.
+// return that error (or the context's cause). A panic in a body (or in
+// combine) stops new chunks the same way and is re-raised, as a
+// *scheduler.Panic carrying the original value and stack, after the
+// running chunks have returned. Once a loop has stopped, combine is
+// called no more: the chunks it skipped have no result, and combine only
+// ever gets results that chunk or identity produced, never the zero value
+// of one that did not run.
 //
 // # Sequences
 //

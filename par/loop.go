@@ -76,26 +76,15 @@ func split[K kernel[R], R any](w *scheduler.Worker, s span[K, R]) R {
 	}
 	mid := s.lo + (s.hi-s.lo)/2
 	a, b := join.Call(w, split[K, R], span[K, R]{l, s.lo, mid}, span[K, R]{l, mid, s.hi})
-	if l.combine == nil {
-		return a
-	}
-	return l.combine(a, b)
+	return l.join(a, b)
 }
 
 // leaf runs one chunk unless the loop has stopped. A panicking chunk
 // raises the stop flag before the panic unwinds, so that the rest of the
 // loop starts no new chunk while join carries the panic to the caller.
 func (l *loop[K, R]) leaf(w *scheduler.Worker, lo, hi int) (r R) {
-	if l.stop.Load() {
+	if l.halted() {
 		return r
-	}
-	if l.ctx != nil {
-		select { // lock-free while Done is open; chunks are microseconds
-		case <-l.ctx.Done():
-			l.fail(context.Cause(l.ctx))
-			return r
-		default:
-		}
 	}
 	done := false
 	defer func() {
@@ -106,6 +95,25 @@ func (l *loop[K, R]) leaf(w *scheduler.Worker, lo, hi int) (r R) {
 	r = l.k.chunk(w, lo, hi)
 	done = true
 	return r
+}
+
+// halted reports whether the loop has stopped. It also looks at the
+// loop's context itself, and stops the loop with the context's cause if it
+// is done: the AfterFunc callback that does so runs on a goroutine of its
+// own, and may not have run yet when the next chunk is about to start.
+func (l *loop[K, R]) halted() bool {
+	if l.stop.Load() {
+		return true
+	}
+	if l.ctx != nil {
+		select { // lock-free while Done is open; chunks are microseconds
+		case <-l.ctx.Done():
+			l.fail(context.Cause(l.ctx))
+			return true
+		default:
+		}
+	}
+	return false
 }
 
 // fail records err if it is the loop's first error and stops the loop.
@@ -163,11 +171,7 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 	var r R
 	next, perElem := lo, 0.0
 	if !cfg.setMin { // MinLen says the caller knows the work: no probe
-		var stop *atomic.Bool
-		if l != nil {
-			stop = &l.stop
-		}
-		r, next, perElem = probe(w, k, combine, lo, hi, cfg, stop)
+		r, next, perElem = probe(w, k, combine, lo, hi, cfg, l)
 	}
 	if next < hi {
 		if l == nil {
@@ -190,12 +194,29 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 	return r, nil
 }
 
-// join combines the results of two adjacent ranges.
-func (l *loop[K, R]) join(a, b R) R {
-	if l.combine == nil {
+// join combines the results of two adjacent ranges. Once the loop has
+// stopped, a skipped chunk's result is R's zero value, which neither chunk
+// nor identity produced and combine need not accept (a nil pointer, an
+// empty slice it indexes): the loop's result is discarded then, for its
+// error or its panic, so join does not combine. A combine that panicked on
+// such a value would also replace the panic that stopped the loop.
+//
+// A panic in combine stops the loop as a chunk's does: it unwinds through
+// the joins above, each of which would otherwise run its unstarted half,
+// the rest of the loop, before the panic reaches the caller.
+func (l *loop[K, R]) join(a, b R) (r R) {
+	if l.combine == nil || l.stop.Load() {
 		return a
 	}
-	return l.combine(a, b)
+	done := false
+	defer func() {
+		if !done {
+			l.stop.Store(true)
+		}
+	}()
+	r = l.combine(a, b)
+	done = true
+	return r
 }
 
 // forLong runs k over [lo, hi), a range longer than the inline length:

@@ -1,7 +1,6 @@
 package par
 
 import (
-	"sync/atomic"
 	"time"
 
 	"github.com/weftrt/weft/scheduler"
@@ -44,10 +43,10 @@ const (
 
 // probe runs the first pieces of [lo, hi) on w (see above) and returns
 // their combined result, where the rest starts (hi when the probe ran it
-// all, or the loop stopped: stop is raised, if not nil) and the cost per
+// all, or the loop stopped: l, if not nil, has halted) and the cost per
 // element it saw, in nanoseconds.
 func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
-	lo, hi int, cfg config, stop *atomic.Bool) (r R, next int, perElem float64) {
+	lo, hi int, cfg config, l *loop[K, R]) (r R, next int, perElem float64) {
 	n := hi - lo
 	start := sinceEpoch()
 	piece := cfg.minLen
@@ -63,7 +62,7 @@ func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
 			r = combine(r, x)
 		}
 		lo = end
-		if lo == hi || (stop != nil && stop.Load()) {
+		if lo == hi || (l != nil && l.halted()) {
 			return r, hi, 0
 		}
 		elapsed := sinceEpoch() - start

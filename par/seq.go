@@ -16,6 +16,12 @@ import (
 // deque push.
 const defaultBatch = 16
 
+// maxBatchCap is the most capacity a batch is made with; append grows a
+// longer one as items come. MinLen may be far more than a sequence will
+// ever yield (MinLen(math.MaxInt) says "never split"), and a batch made
+// at that capacity could not be allocated.
+const maxBatchCap = 1024
+
 // batchesPerWorker bounds the batches waiting for a worker: beyond it the
 // worker that pulls the sequence runs a batch itself instead of queueing
 // it, so a fast sequence cannot fill memory ahead of slow bodies.
@@ -56,14 +62,19 @@ type pair[K, V any] struct {
 }
 
 // ForEachSeqErr is ForEachSeq for a body that can fail: after the first
-// error (or once ctx is cancelled) no new item is pulled from seq and no
-// new batch starts; it returns that error once the running batches have
-// returned. A nil ctx never cancels.
+// error (or once ctx is cancelled) no new item is pulled from seq (yield
+// returns false at the next item) and no new batch starts; it returns
+// that error once the running batches have returned. With ctx already
+// cancelled it returns the context's cause without calling seq. A nil
+// ctx never cancels.
 func ForEachSeqErr[T any](ctx context.Context, w *scheduler.Worker, seq iter.Seq[T], body func(x T) error, opts ...Option) error {
 	checkFunc(body == nil, "ForEachSeqErr", "body")
 	checkWorker(w)
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx) // before seq is called: it yields nothing
 	}
 	cfg := newConfig(opts)
 	size := defaultBatch
@@ -73,7 +84,8 @@ func ForEachSeqErr[T any](ctx context.Context, w *scheduler.Worker, seq iter.Seq
 	limit := int64(batchesPerWorker * w.Pool().Workers())
 	return scope.Group(ctx, w, func(s *scope.Scope) error {
 		var waiting atomic.Int64
-		batch := make([]T, 0, size)
+		batchCap := min(size, maxBatchCap)
+		batch := make([]T, 0, batchCap)
 		flush := func() error {
 			if s.Context().Err() != nil {
 				// The group's first error, or the caller's cancellation.
@@ -85,7 +97,7 @@ func ForEachSeqErr[T any](ctx context.Context, w *scheduler.Worker, seq iter.Seq
 				return err
 			}
 			b := batch
-			batch = make([]T, 0, size)
+			batch = make([]T, 0, batchCap)
 			waiting.Add(1)
 			s.Go(func(s *scope.Scope) error {
 				waiting.Add(-1)
@@ -98,7 +110,16 @@ func ForEachSeqErr[T any](ctx context.Context, w *scheduler.Worker, seq iter.Seq
 			})
 			return nil
 		}
+		done := s.Context().Done()
 		for x := range seq {
+			select {
+			case <-done:
+				// Checked at every item, not only when a batch is full:
+				// a long batch would take up to MinLen items more from
+				// seq after the first error or the cancellation.
+				return context.Cause(s.Context())
+			default:
+			}
 			batch = append(batch, x)
 			if len(batch) < size {
 				continue
