@@ -125,9 +125,11 @@
 // host's /proc/stat and /proc/meminfo when there is no cgroup v2. A
 // reading that fails, panics, or holds figures that are not usage (NaN,
 // infinite, negative) is skipped and counted (ResourceState.Skipped): one
-// bad reading must neither hold the supplier's lock for good nor make the
+// bad reading must neither stop the supplier for good nor make the
 // per-slot estimate NaN for good, so the budget holds on the last good
-// readings.
+// readings. The Sampler is read without the supplier's lock held, by one
+// reservation at a time, so a slow reading holds up that reservation
+// only, never a release.
 //
 // Every SampleInterval (when reservations ask) it reads usage, and once per
 // LoadDelay it decides a budget of slots; a reservation is granted while

@@ -69,6 +69,11 @@ type record struct {
 	fixed *Fixed
 	index uint32
 
+	// resource is the ResourceBased that issued the permit, written
+	// before the permit is published, so that its ReleaseSlot can refuse
+	// a permit it did not issue instead of freeing a slot still in use.
+	resource *ResourceBased
+
 	// nextID and endID are the unused part of this record's id block.
 	// Only the goroutine that is issuing from the record touches them:
 	// a record is issued by whoever took it off the free stack or out of

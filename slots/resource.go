@@ -2,6 +2,7 @@ package slots
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -13,21 +14,23 @@ import (
 // budget are out. Like Fixed, it grants a free slot even if the
 // reservation's ctx is already done (a Tracker checks ctx first).
 //
-// Permits carry no data and are allocated one per slot. It may be shared
-// by several Trackers; create one with NewResourceBased. The zero
-// ResourceBased (and a nil *ResourceBased) is unusable: it has no Sampler,
-// and its methods other than MarkSlotUsed panic, naming NewResourceBased.
+// Permits carry no data and are allocated one per slot; a release of one
+// it did not issue, or that is not out, panics, as Fixed's does. It may
+// be shared by several Trackers; create one with NewResourceBased. The
+// zero ResourceBased (and a nil *ResourceBased) is unusable: it has no
+// Sampler, and its methods other than MarkSlotUsed panic, naming
+// NewResourceBased.
 type ResourceBased struct {
 	opts    ResourceOptions
 	sampler Sampler
 
 	mu           sync.Mutex
 	ctl          controller
-	held         int           // slots out; guarded by mu, like all below
-	budget       int           // slots that may be out
-	starved      bool          // a reservation found the budget full since the last decision
-	heldArea     time.Duration // integral of held over time since the last decision, in slot-ns
-	heldSince    time.Time     // when held last changed or heldArea was last taken
+	held         int       // slots out; guarded by mu, like all below
+	budget       int       // slots that may be out
+	starved      bool      // a reservation found the budget full since the last decision
+	heldArea     float64   // integral of held over time since the last decision, in slot-ns (see setHeldLocked)
+	heldSince    time.Time // when held last changed or heldArea was last taken
 	nextSample   time.Time
 	lastSample   time.Time     // when the last reading was taken
 	quiet        time.Duration // time since the last decision when nobody asked for a reading
@@ -40,6 +43,11 @@ type ResourceBased struct {
 	panics       uint64        // of skipped, Sampler panics
 	garbage      uint64        // of skipped, readings refused for their figures
 	changed      chan struct{} // closed when a slot may have come free; nil: nobody waits
+	// sampling is set while a reservation reads the Sampler, which it
+	// does without holding mu: a slow reading must not hold up releases
+	// (which must not block) nor other reservations, and the Sampler is
+	// read by one goroutine at a time.
+	sampling bool
 }
 
 // NewResourceBased returns a ResourceBased supplier, or an error if a
@@ -80,22 +88,15 @@ func (r *ResourceBased) mustBeMade() {
 }
 
 // ReserveSlot grants a slot when the budget allows, waiting for a release
-// or the next sample otherwise, until ctx is done.
+// or the next sample otherwise, until ctx is done. The reservation that
+// takes a reading waits for the Sampler to return, whatever its ctx.
 func (r *ResourceBased) ReserveSlot(ctx context.Context, _ ReserveContext) (Permit, error) {
 	r.mustBeMade()
 	for {
-		r.mu.Lock()
-		now := time.Now()
-		p, ok := r.grantLocked(now)
+		p, ok, changed, wait := r.grantOrWait()
 		if ok {
-			r.mu.Unlock()
 			return p, nil
 		}
-		if r.changed == nil {
-			r.changed = make(chan struct{})
-		}
-		changed, wait := r.changed, r.nextSample.Sub(now)
-		r.mu.Unlock()
 		// Granting and waiting are decided under mu in this goroutine,
 		// so a ctx that ends now finds nothing granted to hand back.
 		if err := sleepFor(ctx, changed, wait); err != nil {
@@ -104,25 +105,60 @@ func (r *ResourceBased) ReserveSlot(ctx context.Context, _ ReserveContext) (Perm
 	}
 }
 
-// sleepFor waits for changed, d, or the end of ctx.
+// grantOrWait grants a slot, or returns what to wait for before asking
+// again: changed, or wait, the time until the next reading is due (see
+// sleepFor). mu is released by a deferred call, so that a Sampler that
+// calls runtime.Goexit does not leave it held.
+func (r *ResourceBased) grantOrWait() (p Permit, ok bool, changed <-chan struct{}, wait time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p, ok = r.grantLocked(); ok {
+		return p, true, nil, 0
+	}
+	if r.changed == nil {
+		r.changed = make(chan struct{})
+	}
+	wait = time.Until(r.nextSample)
+	switch {
+	case r.sampling:
+		// The reading another reservation is taking may be due already;
+		// it closes changed when done.
+		wait = max(wait, 0)
+	case wait <= 0:
+		// The Sampler took longer than SampleInterval: read again now.
+		wait = -1
+	}
+	return Permit{}, false, r.changed, wait
+}
+
+// sleepFor waits for changed, for d, or for the end of ctx; d = 0 waits
+// for changed or ctx only, and d < 0 only checks ctx.
 func sleepFor(ctx context.Context, changed <-chan struct{}, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
+	if d < 0 {
+		return ctx.Err()
+	}
+	var timeout <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-changed:
-	case <-t.C:
+	case <-timeout:
 	}
 	return nil
 }
 
-// TryReserveSlot grants a slot if the budget allows now.
+// TryReserveSlot grants a slot if the budget allows now. If a reading is
+// due it waits for it, unless another reservation is taking it.
 func (r *ResourceBased) TryReserveSlot(ReserveContext) (Permit, bool) {
 	r.mustBeMade()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.grantLocked(time.Now())
+	return r.grantLocked()
 }
 
 // MarkSlotUsed does nothing: usage readings, not task kinds, steer the
@@ -130,49 +166,64 @@ func (r *ResourceBased) TryReserveSlot(ReserveContext) (Permit, bool) {
 func (r *ResourceBased) MarkSlotUsed(UsedInfo) {}
 
 // ReleaseSlot takes a slot back. It panics for the zero Permit, which
-// holds no slot, and when no slot is out.
+// holds no slot, and for a permit that r did not issue or that is not out
+// (released twice, or released directly while a Tracker holds it): taken
+// back, such a permit would free a slot that is still in use.
 func (r *ResourceBased) ReleaseSlot(ri ReleaseInfo) {
 	r.mustBeMade()
-	if ri.Permit.IsZero() {
+	rec := ri.Permit.rec
+	switch {
+	case rec == nil:
 		panic("weft/slots: ResourceBased.ReleaseSlot of the zero Permit, which holds no slot")
+	case rec.resource != r:
+		panic(fmt.Sprintf("weft/slots: ResourceBased.ReleaseSlot of %v, which it did not issue", ri.Permit))
+	case !rec.retire(ri.Permit.id, 0):
+		// The record is never issued again: Free, with no link, marks
+		// its permit as back home, and a second release fails here.
+		panic(fmt.Sprintf("weft/slots: ResourceBased.ReleaseSlot of %v, which is not out", ri.Permit))
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.held == 0 {
-		panic("weft/slots: ResourceBased.ReleaseSlot with no slot out")
-	}
 	r.setHeldLocked(time.Now(), r.held-1)
 	r.wakeLocked()
 }
 
 // grantLocked samples if a sample is due and grants a slot if fewer than
-// the budget (or than MinSlots) are out.
-func (r *ResourceBased) grantLocked(now time.Time) (Permit, bool) {
-	if !now.Before(r.nextSample) {
-		r.sampleLocked(now)
+// the budget (or than MinSlots) are out. A reading is taken with mu
+// released (see sampling), so the caller must re-read anything it read
+// before.
+func (r *ResourceBased) grantLocked() (Permit, bool) {
+	now := time.Now()
+	if !now.Before(r.nextSample) && !r.sampling {
+		now = r.sampleLocked(now)
 	}
 	if r.held >= r.opts.MinSlots && r.held >= r.budget {
 		r.starved = true
 		return Permit{}, false
 	}
 	r.setHeldLocked(now, r.held+1)
-	return NewPermit(nil), true
+	p := NewPermit(nil)
+	p.rec.resource = r // before the permit is published
+	return p, true
 }
 
 // setHeldLocked changes held, adding the time at the old count to the
-// period's area.
+// period's area. The area is a float: in a Duration of slot-ns it would
+// wrap once slots times time passes 292 years, a thousand slots held for
+// 107 days with nobody reserving (so no decision), and the average slots
+// out would come out negative.
 func (r *ResourceBased) setHeldLocked(now time.Time, held int) {
 	if !r.heldSince.IsZero() {
-		r.heldArea += time.Duration(r.held) * now.Sub(r.heldSince)
+		r.heldArea += float64(r.held) * float64(now.Sub(r.heldSince))
 	}
 	r.held, r.heldSince = held, now
 }
 
-// sampleLocked reads usage and, once per LoadDelay, sets the budget. A
-// reading that fails, panics or holds garbage is skipped and counted: the
-// budget stays as the last good readings set it, and the next decision
-// compares against them.
-func (r *ResourceBased) sampleLocked(now time.Time) {
+// sampleLocked reads usage and, once per LoadDelay, sets the budget, and
+// returns the time after the reading. A reading that fails, panics or
+// holds garbage is skipped and counted: the budget stays as the last good
+// readings set it, and the next decision compares against them.
+func (r *ResourceBased) sampleLocked(now time.Time) time.Time {
 	r.nextSample = now.Add(r.opts.SampleInterval)
 	// Readings are taken only while reservations ask; a spell in which
 	// nobody asked says nothing about how long a step takes to show, so
@@ -183,7 +234,9 @@ func (r *ResourceBased) sampleLocked(now time.Time) {
 		}
 	}
 	r.lastSample = now
-	u, fault, err := sampleChecked(r.sampler)
+	u, fault, err := r.readUnlocked()
+	// Slots may have moved while mu was released: the decision is of now.
+	now = time.Now()
 	r.err = err
 	if fault != sampleOK {
 		r.skipped++
@@ -193,16 +246,16 @@ func (r *ResourceBased) sampleLocked(now time.Time) {
 		case sampleGarbage:
 			r.garbage++
 		}
-		return
+		return now
 	}
 	prev := r.usage
 	r.usage = u
 	if now.Sub(r.lastDecision) < r.delay {
-		return
+		return now
 	}
 	b, wait := r.ctl.decide(r.averageHeldLocked(now), readings(u), readings(prev), r.starved)
 	if wait {
-		return
+		return now
 	}
 	// A step that took longer than delay to show spaces decisions by
 	// what it took.
@@ -218,6 +271,33 @@ func (r *ResourceBased) sampleLocked(now time.Time) {
 	}
 	r.budget, r.ctl.budget = b, b
 	r.starved, r.lastDecision, r.heldArea, r.quiet = false, now, 0, 0
+	return now
+}
+
+// readUnlocked reads the Sampler with mu released and sampling set, and
+// returns with mu held again, even when the Sampler calls runtime.Goexit
+// (whose unwinding then finds mu held, as the caller's deferred unlock
+// expects, and the reading skipped and counted like a failed one).
+func (r *ResourceBased) readUnlocked() (Usage, sampleFault, error) {
+	r.sampling = true
+	r.mu.Unlock()
+	returned := false
+	defer func() {
+		r.mu.Lock()
+		r.sampling = false
+		if !returned {
+			r.err = fmt.Errorf("%w: Sampler called runtime.Goexit", ErrBadSample)
+			r.skipped++
+		}
+		if !time.Now().Before(r.nextSample) {
+			// Reservations that found a reading due while this one
+			// was taken wait for it on changed (grantOrWait).
+			r.wakeLocked()
+		}
+	}()
+	u, fault, err := sampleChecked(r.sampler)
+	returned = true
+	return u, fault, err
 }
 
 func readings(u Usage) [numResources]float64 {
@@ -231,7 +311,7 @@ func (r *ResourceBased) averageHeldLocked(now time.Time) float64 {
 	if r.lastDecision.IsZero() || span <= 0 {
 		return float64(r.held)
 	}
-	return float64(r.heldArea) / float64(span)
+	return r.heldArea / float64(span)
 }
 
 // throttle limits a raise of the budget above MinSlots to one slot per

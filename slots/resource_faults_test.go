@@ -34,9 +34,9 @@ func (s *faultySampler) Sample() (slots.Usage, error) {
 }
 
 // TestResourceBasedSamplerPanicIsSkipped: a Sampler that panics, on the
-// path of a blocking reservation that holds the supplier's lock, does not
-// take the reserver down or leave the lock held: the reading is skipped
-// and counted, and later reservations are served.
+// path of a blocking reservation, does not take the reserver down or
+// leave the supplier stuck: the reading is skipped and counted, and later
+// reservations are served.
 func TestResourceBasedSamplerPanicIsSkipped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := &faultySampler{inner: &fixedReading{}, faults: map[int]*slots.Usage{1: nil}}

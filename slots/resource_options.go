@@ -2,6 +2,7 @@ package slots
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -34,10 +35,10 @@ type ResourceOptions struct {
 
 	// LoadDelay is how long a change in the number of running tasks
 	// takes to show in full in the readings (default 3 sample
-	// intervals). The budget is decided once per LoadDelay. Too long a
-	// delay makes the controller slow; too short a one is lengthened
-	// when a step is seen to take longer, but the first steps may then
-	// overshoot by a few slots.
+	// intervals, at most the largest Duration). The budget is decided
+	// once per LoadDelay. Too long a delay makes the controller slow;
+	// too short a one is lengthened when a step is seen to take longer,
+	// but the first steps may then overshoot by a few slots.
 	LoadDelay time.Duration
 
 	// Sampler reads usage; nil uses NewSystemSampler.
@@ -83,6 +84,12 @@ func (o *ResourceOptions) setDefaults() {
 		o.SampleInterval = defaultSampleInterval
 	}
 	if o.LoadDelay == 0 {
-		o.LoadDelay = 3 * o.SampleInterval
+		// Saturated: three intervals of over a third of the largest
+		// Duration would wrap negative, and a negative LoadDelay decides
+		// at every reading.
+		o.LoadDelay = time.Duration(math.MaxInt64)
+		if o.SampleInterval <= math.MaxInt64/3 {
+			o.LoadDelay = 3 * o.SampleInterval
+		}
 	}
 }

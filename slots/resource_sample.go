@@ -19,11 +19,11 @@ const (
 )
 
 // sampleChecked takes a reading from s and vets it, so that no Sampler
-// can hurt the supplier: a panic is recovered (the supplier's mutex is
-// held around the call, and a panic through it would leave every later
-// reservation blocked), and figures that are NaN, infinite, negative or
-// over maxUsage are refused (one NaN would make the load estimate NaN for
-// good). Both come back as errors wrapping ErrBadSample.
+// can hurt the supplier: a panic is recovered (it would reach whichever
+// reservation happened to take the reading, a caller that did nothing
+// wrong), and figures that are NaN, infinite, negative or over maxUsage
+// are refused (one NaN would make the load estimate NaN for good). Both
+// come back as errors wrapping ErrBadSample.
 func sampleChecked(s Sampler) (u Usage, fault sampleFault, err error) {
 	defer func() {
 		if p := recover(); p != nil {

@@ -21,10 +21,13 @@ type Usage struct {
 }
 
 // Sampler reads resource usage for a ResourceBased supplier. Sample is
-// called under the supplier's lock, at most once per sample interval; it
-// should return in well under a millisecond. Implement it to feed the
-// supplier other figures (or, in tests, a simulated workload). A reading
-// that returns an error, panics, or holds figures that are not usage (NaN,
+// called by one reservation at a time, at most once per sample interval,
+// without the supplier's lock held: a slow reading holds up only the
+// reservation that takes it, while releases and other reservations go on
+// under the budget as it stands. It should still return in well under a
+// millisecond. Implement it to feed the supplier other figures (or, in
+// tests, a simulated workload). A reading that returns an error, panics,
+// calls runtime.Goexit, or holds figures that are not usage (NaN,
 // infinite, negative) is skipped and counted (ResourceState.Skipped): the
 // supplier goes on deciding on the last good readings.
 type Sampler interface {

@@ -96,9 +96,15 @@ func (t *Tracker) Supplier() Supplier {
 // returns the slot's permit. kind says what the slot is for (suppliers see
 // it as ReserveContext.Kind). If ctx is already done Reserve returns
 // ctx.Err() without asking the supplier; an error returned leaves nothing
-// reserved. The permit must be released with Release exactly once.
+// reserved. The permit must be released with Release exactly once. It
+// panics if ctx is nil.
 func (t *Tracker) Reserve(ctx context.Context, kind string) (Permit, error) {
 	t.mustBeMade()
+	if ctx == nil {
+		// Else a nil-pointer panic from ctx.Done, or from deep in a
+		// supplier only once it has to wait.
+		panic("weft/slots: Tracker.Reserve with a nil context: pass context.Background() or context.TODO()")
+	}
 	select {
 	case <-ctx.Done():
 		t.failures.Add(1)
