@@ -79,7 +79,9 @@ type Config struct {
 	MaxDeliveries int
 
 	// Backoff gives the redelivery delay after a task's d-th delivery
-	// failed. Default: Exponential(100ms, 30s).
+	// failed. Default: Exponential(100ms, 30s). For a call of this or
+	// of the other backoffs that panics or calls runtime.Goexit, the
+	// default stands in, and OnError is told.
 	Backoff Backoff
 
 	// PollBackoff gives the pause before polling again after the n-th
@@ -112,7 +114,10 @@ type Config struct {
 	SettleTimeout time.Duration
 
 	// OnError, if set, is told about errors the worker handles by itself:
-	// failed polls and failed settlements. It must not block.
+	// failed polls and failed settlements. It must not block. Each call
+	// runs on a goroutine of its own, which the worker waits for, so that
+	// a runtime.Goexit in it (t.FailNow, require.* in a test) ends only
+	// that call; OnError is then told of the Goexit, once.
 	OnError func(error)
 }
 
@@ -160,10 +165,10 @@ func (c Config) withDefaults() (Config, error) {
 		c.MaxSettling = 64
 	}
 	if c.Backoff == nil {
-		c.Backoff = Exponential(100*time.Millisecond, 30*time.Second)
+		c.Backoff = defaultBackoff
 	}
 	if c.PollBackoff == nil {
-		c.PollBackoff = Exponential(50*time.Millisecond, 5*time.Second)
+		c.PollBackoff = defaultPollBackoff
 	}
 	if c.Heartbeat == 0 {
 		if l, ok := c.Source.(Leaser); ok {
@@ -171,13 +176,21 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	if c.EmptyPollBackoff == nil {
-		c.EmptyPollBackoff = Exponential(time.Millisecond, 100*time.Millisecond)
+		c.EmptyPollBackoff = defaultEmptyPollBackoff
 	}
 	if c.SettleTimeout == 0 {
 		c.SettleTimeout = 5 * time.Second
 	}
 	return c, nil
 }
+
+// The default backoffs. Each also stands in for the user's own where
+// that one fails (see Worker.backoff).
+var (
+	defaultBackoff          = Exponential(100*time.Millisecond, 30*time.Second)
+	defaultPollBackoff      = Exponential(50*time.Millisecond, 5*time.Second)
+	defaultEmptyPollBackoff = Exponential(time.Millisecond, 100*time.Millisecond)
+)
 
 // MaxBatchLimit is the most tasks Config.MaxBatch may ask one poll for.
 // A poll sets aside room for a permit per task before it asks, so a

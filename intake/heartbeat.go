@@ -2,10 +2,7 @@ package intake
 
 import (
 	"context"
-	"fmt"
 	"time"
-
-	"github.com/weftrt/weft/internal/core"
 )
 
 // heartbeat extends the leases of the tasks the worker holds, queued or
@@ -20,8 +17,9 @@ import (
 //
 // stopped is closed once a Shutdown or Close has stopped polling (the
 // scaler's done); nil once this goroutine, or the one it took over from,
-// has returned the unstarted tasks.
-func (w *Worker) heartbeat(stopped <-chan struct{}) {
+// has returned the unstarted tasks. rest are the tasks the goroutine it
+// took over from had still to beat at its last wake-up.
+func (w *Worker) heartbeat(stopped <-chan struct{}, rest []*inflight) {
 	returned := false
 	defer func() {
 		if returned {
@@ -29,16 +27,21 @@ func (w *Worker) heartbeat(stopped <-chan struct{}) {
 			return
 		}
 		// User code this goroutine called ended it with runtime.Goexit
-		// (a supplier's ReleaseSlot returning a task: see releaseSlot).
-		// The heartbeat goes on in a new goroutine, or the leases of the
-		// tasks still held would run out, and those tasks run twice.
-		go w.heartbeat(stopped)
+		// (a supplier's ReleaseSlot returning a task: see releaseSlot; a
+		// source's InProgress or hand-back). The heartbeat goes on in a
+		// new goroutine, with the tasks this wake-up had still to beat,
+		// or the leases of the tasks still held would run out, and those
+		// tasks run twice. Each beat is taken off rest before it is made,
+		// so an InProgress that always calls Goexit costs a goroutine per
+		// task per period, and never a loop.
+		go w.heartbeat(stopped, rest)
 	}()
 	every := w.cfg.Heartbeat
 	period := max(every/4, time.Millisecond)
+	due := max(every-period, 0) // a beat this old is due at this wake-up: the next is too late
+	w.beatRest(&rest, due)
 	tick := time.NewTicker(period)
 	defer tick.Stop()
-	due := max(every-period, 0) // a beat this old is due at this wake-up: the next is too late
 	var held []*inflight
 	for {
 		select {
@@ -59,11 +62,21 @@ func (w *Worker) heartbeat(stopped <-chan struct{}) {
 			return
 		}
 		held = w.registry.snapshot(held)
-		for _, r := range held {
-			w.beat(r, due)
-		}
+		rest = held
+		w.beatRest(&rest, due)
 		clear(held) // let settled tasks be collected
 	}
+}
+
+// beatRest beats the tasks of *rest that are due, taking each off *rest
+// before its beat: it is made even if it never returns (see heartbeat).
+func (w *Worker) beatRest(rest *[]*inflight, due time.Duration) {
+	for len(*rest) > 0 {
+		r := (*rest)[0]
+		*rest = (*rest)[1:]
+		w.beat(r, due)
+	}
+	*rest = nil
 }
 
 func (w *Worker) beat(r *inflight, due time.Duration) {
@@ -73,18 +86,25 @@ func (w *Worker) beat(r *inflight, due time.Duration) {
 	}
 	r.lastBeat.Store(now)
 	ctx, cancel := context.WithTimeout(w.settleCtx, w.cfg.SettleTimeout)
+	defer cancel()
 	var err error
-	if pan := core.Catch(func() { err = r.task.InProgress(ctx) }); pan != nil {
-		err = fmt.Errorf("the source panicked: %w", pan) // not the heartbeat's end
-	}
-	cancel()
-	switch {
-	case err == nil:
-		w.counts.heartbeats.Add(1)
-	case r.state.Load() != taskSettling:
-		// A beat that crossed the task's settlement fails harmlessly;
-		// only one for a task still held means its lease is at risk.
-		w.counts.settleErrors.Add(1)
-		w.report(fmt.Errorf("weft/intake: extending the lease of task %s: %w", r.task.ID(), err))
-	}
+	returned := false
+	defer func() {
+		if !returned {
+			// A panic fails the beat, not the heartbeat; so does
+			// runtime.Goexit, which goes on ending the goroutine.
+			err = fault("the source", recover())
+		}
+		switch {
+		case err == nil:
+			w.counts.heartbeats.Add(1)
+		case r.state.Load() != taskSettling:
+			// A beat that crossed the task's settlement fails harmlessly;
+			// only one for a task still held means its lease is at risk.
+			w.counts.settleErrors.Add(1)
+			w.report(taskErr("extending the lease of", r.task, err))
+		}
+	}()
+	err = r.task.InProgress(ctx)
+	returned = true
 }

@@ -16,66 +16,102 @@ func (w *Worker) poll() { w.pollFrom(poller{}) }
 // poller is what a poller goroutine carries from one poll to the next,
 // and what a goroutine that goes on in its place takes over.
 type poller struct {
-	failures int   // polls failed in a row, for PollBackoff
-	empties  int   // polls answered empty in a row, for EmptyPollBackoff
-	batch    batch // the poll being taken in
+	failures int       // polls failed in a row, for PollBackoff
+	empties  int       // polls answered empty in a row, for EmptyPollBackoff
+	batch    batch     // the poll being taken in
+	pause    pauseKind // due before the next poll; set as the batch closes
+	// backingOff is set while the user's function for pause runs: a
+	// goroutine that finds it set goes on from one that function ended.
+	backingOff bool
 }
 
-// pollFrom is a poller goroutine: reserve, poll, take in, until the
-// scaler retires it. It goes on from st, which is where a poller whose
-// goroutine ended stopped.
+// pauseKind says which pause is due before the next poll.
+type pauseKind uint8
+
+const (
+	noPause      pauseKind = iota
+	failedPause            // after a failed poll: PollBackoff
+	emptyPause             // after an empty poll: EmptyPollBackoff
+	reservePause           // after the supplier failed a reservation: PollBackoff
+)
+
+// pollFrom is a poller goroutine: reserve, poll, take in, pause, until
+// the scaler retires it. It goes on from st, which is where a poller
+// whose goroutine ended stopped.
 func (w *Worker) pollFrom(st poller) {
 	retired := false
 	defer func() {
 		// Only runtime.Goexit in user code that the poller called (a
-		// supplier's ReleaseSlot: see releaseSlot) ends it before it
+		// supplier's ReleaseSlot, the source's Poll, a settlement, Key,
+		// Deliveries, Taken, a backoff function) ends it before it
 		// retires: it catches panics. The poller goes on in a new
 		// goroutine. The scaler still counts it, as it never retired, so
 		// Shutdown, which waits for every poller to retire, still
 		// returns, and the pollers Pause, Resume and the scaler see stay
 		// the same; it takes in the rest of its poll from where this one
 		// stopped (see batch), so every task of the poll is dispatched or
-		// handed back, and every permit released, once.
+		// handed back, and every permit released, once, and then takes
+		// the pause due (see pauseFor).
 		if !retired {
 			go w.pollFrom(st)
 		}
 	}()
 	if st.batch.open {
-		w.pace(&st, w.take(&st.batch))
+		w.take(&st)
 	}
+	w.pace(&st)
 	for !w.scaler.retire() {
 		permits, err := w.reserve()
 		if err != nil {
 			if w.pollCtx.Err() == nil && !errors.Is(err, slots.ErrPaused) {
 				// A supplier that fails for reasons of its own: do not spin on it.
 				w.report(fmt.Errorf("weft/intake: reserving a slot: %w", err))
-				w.sleep(w.cfg.PollBackoff(1))
+				st.pause = reservePause
+				w.pace(&st)
 			}
 			continue
 		}
-		w.pace(&st, w.pollOnce(&st.batch, permits))
+		w.pollOnce(&st, permits)
+		w.pace(&st)
 	}
 	retired = true
 }
 
-// pace waits before the next poll as the outcome of the last calls for.
-func (w *Worker) pace(st *poller, outcome pollOutcome) {
-	switch outcome {
-	case pollFailed:
-		st.failures++
-		w.sleep(w.cfg.PollBackoff(st.failures))
-	case pollEmpty:
-		st.failures = 0
-		st.empties++
+// pace takes the pause due before the next poll, if any.
+func (w *Worker) pace(st *poller) {
+	var d time.Duration
+	switch st.pause {
+	case noPause:
+		return
+	case failedPause:
+		d = w.pauseFor(st, "PollBackoff", w.cfg.PollBackoff, defaultPollBackoff, st.failures)
+	case reservePause:
+		d = w.pauseFor(st, "PollBackoff", w.cfg.PollBackoff, defaultPollBackoff, 1)
+	case emptyPause:
 		// The time the source itself waited counts toward the pause: a
 		// long poll is backoff enough.
-		if d := w.cfg.EmptyPollBackoff(st.empties) - st.batch.took; d > 0 {
+		if d = w.pauseFor(st, "EmptyPollBackoff", w.cfg.EmptyPollBackoff, defaultEmptyPollBackoff, st.empties) - st.batch.took; d > 0 {
 			w.counts.emptyPauses.Add(1)
-			w.sleep(d)
 		}
-	case pollDone:
-		st.failures, st.empties = 0, 0
 	}
+	st.pause = noPause
+	w.sleep(d)
+}
+
+// pauseFor returns the pause that b, a backoff function of the user's,
+// gives for attempt n (see backoff). If b ended the goroutine that
+// called it for this same pause, it returns fallback(n) without calling
+// b again: a b that always calls runtime.Goexit would otherwise have the
+// poller go on in goroutine after goroutine, polling without a pause.
+func (w *Worker) pauseFor(st *poller, name string, b, fallback Backoff, n int) time.Duration {
+	if st.backingOff {
+		st.backingOff = false
+		return fallback(n)
+	}
+	st.backingOff = true
+	d := w.backoff(name, b, fallback, n)
+	st.backingOff = false
+	return d
 }
 
 // reserve takes the slots for one poll: it waits for the first and takes
@@ -98,43 +134,40 @@ func (w *Worker) reserve() ([]slots.Permit, error) {
 	return permits, nil
 }
 
-type pollOutcome uint8
-
-const (
-	pollDone      pollOutcome = iota // the source answered with tasks
-	pollEmpty                        // the source answered with nothing: back off
-	pollFailed                       // the source failed: back off
-	pollCancelled                    // a Pause or a stop ended it
-)
-
 // batch is one poll's permits and tasks, and how far the poller has got
 // taking them in. The poller moves it on before each call that may end
-// its goroutine (a supplier's Goexit in ReleaseSlot), as that call is done
+// its goroutine (runtime.Goexit in user code: a supplier's ReleaseSlot,
+// a source's settlement, Key, Deliveries or Taken), as that call is done
 // even if it never returns: the tracker records a release before it
-// calls the supplier, and the calls between (handBack, dispatch) finish
-// the rest of their own work from deferred calls (release,
-// handBackLine). So a goroutine that takes over the batch (pollFrom)
-// does each step once.
+// calls the supplier, and the calls between (handBack, dispatch, admit)
+// finish the rest of their own work from deferred calls (release,
+// giveBack, terminateUnrun, describe, handBackLine). So a goroutine that
+// takes over the batch (pollFrom) does each step once.
 type batch struct {
-	open     bool // from the poll's reservation until its outcome is known
+	open     bool // from the poll's reservation until its outcome is counted
 	halted   bool // the worker was halted before the poll asked the source
 	observed bool // the scaler has seen the poll
 	ep       *pollEpoch
 	permits  []slots.Permit // permits[i] is reserved for tasks[i]
 	tasks    []Task
+	extra    []Task        // tasks beyond those asked for
 	err      error         // the poll's
 	took     time.Duration // how long the source took to answer
 	unused   int           // permits[unused:] are yet to be released unused
+	refused  int           // extra[refused:] are yet to be handed back
 	next     int           // tasks[next:] are yet to be admitted
+	told     int           // tasks[told:] are yet to be told Taken
 }
 
 // pollOnce asks the source for one task per permit and takes in what
-// comes back (take). It returns how the poll went.
-func (w *Worker) pollOnce(b *batch, permits []slots.Permit) pollOutcome {
+// comes back (take).
+func (w *Worker) pollOnce(st *poller, permits []slots.Permit) {
+	b := &st.batch
 	*b = batch{open: true, ep: w.currentEpoch(), permits: permits}
 	if w.halted() {
 		b.halted = true
-		return w.take(b)
+		w.take(st)
+		return
 	}
 	// Until Poll returns: a source that ends the goroutine in Poll fails
 	// the poll, for the goroutine that takes over (pollFrom).
@@ -149,15 +182,12 @@ func (w *Worker) pollOnce(b *batch, permits []slots.Permit) pollOutcome {
 	}
 	b.took = time.Since(start)
 	w.counts.observePoll(b.took)
-	var extra []Task
 	if len(tasks) > len(permits) {
-		tasks, extra = tasks[:len(permits)], tasks[len(permits):]
+		tasks, b.extra = tasks[:len(permits)], tasks[len(permits):]
+		w.report(fmt.Errorf("weft/intake: source returned %d tasks more than asked; returned to it", len(b.extra)))
 	}
 	b.tasks, b.err, b.unused = tasks, err, len(tasks)
-	if extra != nil {
-		w.refuseExtra(extra)
-	}
-	return w.take(b)
+	w.take(st)
 }
 
 // errPollGoexit fails a poll whose source called runtime.Goexit in Poll
@@ -167,12 +197,19 @@ var errPollGoexit = fmt.Errorf("the source called runtime.Goexit in Poll: %w", c
 // take takes in a poll's batch from where it stands: every permit not
 // matched with a task is released unused, so a poller backing off after
 // it holds no slot; then the tasks are admitted and dispatched, or handed
-// back if the poll failed. It returns the poll's outcome.
-func (w *Worker) take(b *batch) pollOutcome {
+// back if the poll failed, and told that they were taken in. Last it
+// counts the poll's outcome and sets the pause it calls for.
+func (w *Worker) take(st *poller) {
+	b := &st.batch
 	for b.unused < len(b.permits) {
 		p := b.permits[b.unused]
 		b.unused++
 		w.releaseSlot(p, slots.NeverUsed())
+	}
+	for b.refused < len(b.extra) {
+		t := b.extra[b.refused]
+		b.refused++
+		w.refuse(t)
 	}
 	switch {
 	case b.halted:
@@ -180,7 +217,9 @@ func (w *Worker) take(b *batch) pollOutcome {
 		for b.next < len(b.tasks) {
 			i := b.next
 			b.next++
-			w.handBack(w.admit(b.tasks[i], b.permits[i]))
+			if r := w.admit(b.tasks[i], b.permits[i]); r != nil {
+				w.handBack(r)
+			}
 		}
 	default:
 		if !b.observed {
@@ -192,53 +231,97 @@ func (w *Worker) take(b *batch) pollOutcome {
 		for b.next < len(b.tasks) {
 			i := b.next
 			b.next++
-			w.dispatch(w.admit(b.tasks[i], b.permits[i]), b.ep)
+			if r := w.admit(b.tasks[i], b.permits[i]); r != nil {
+				w.dispatch(r, b.ep)
+			}
 		}
 	}
-	// Closed before what follows calls user code (the source's Taken,
-	// OnError): however that ends, nothing is done twice.
-	b.open = false
-	taken(b.tasks) // whatever became of them, they are in order now
+	for b.told < len(b.tasks) { // whatever became of them, they are in order now
+		t := b.tasks[b.told]
+		b.told++
+		w.taken(t)
+	}
+	// Nothing from here on can end the goroutine (report runs OnError on
+	// a goroutine of its own), so the outcome is counted once.
 	switch {
 	case b.halted:
-		return pollCancelled
 	case b.err != nil:
 		if b.ep.ctx.Err() != nil {
-			return pollCancelled
+			break // cancelled by a Pause or a stop
 		}
 		w.counts.pollErrors.Add(1)
 		w.report(fmt.Errorf("weft/intake: poll: %w", b.err))
-		return pollFailed
+		st.failures++
+		st.pause = failedPause
 	case len(b.tasks) == 0:
 		w.counts.emptyPolls.Add(1)
-		return pollEmpty
+		st.failures = 0
+		st.empties++
+		st.pause = emptyPause
+	default:
+		st.failures, st.empties = 0, 0
 	}
-	return pollDone
+	b.open = false
 }
 
-// refuseExtra returns tasks a source delivered beyond what was asked: no
-// slot was reserved for them. They were received, and are handed back,
-// so the books (Received = Started + HandedBack) still balance.
-func (w *Worker) refuseExtra(tasks []Task) {
-	w.report(fmt.Errorf("weft/intake: source returned %d tasks more than asked; returned to it", len(tasks)))
-	for _, t := range tasks {
-		w.counts.received.Add(1)
-		if t.Deliveries() > 1 {
-			w.counts.redelivered.Add(1)
-		}
-		w.settle(t, func(ctx context.Context) error { return returnUnrun(ctx, t) })
-		w.counts.handedBack.Add(1)
+// refuse returns a task the source delivered beyond what was asked: no
+// slot was reserved for it. It was received, and is handed back, so the
+// books (Received = Started + HandedBack) still balance.
+func (w *Worker) refuse(t Task) {
+	w.counts.received.Add(1)
+	if w.isRedelivery(t) {
+		w.counts.redelivered.Add(1)
 	}
+	w.returnExtra(t)
 }
 
-// taken tells each task that is an OrderKeeper that the worker has taken
-// it in: queued in its key's line, run, or returned.
-func taken(tasks []Task) {
-	for _, t := range tasks {
-		if k, ok := t.(OrderKeeper); ok {
-			k.Taken()
+// returnExtra hands back a refused task.
+func (w *Worker) returnExtra(t Task) {
+	// Deferred, to count the task however the hand-back ends: settle
+	// reports a failure, a runtime.Goexit included, which goes on ending
+	// the poller's goroutine (pollFrom goes on with the rest).
+	defer w.counts.handedBack.Add(1)
+	w.settle(t, func(ctx context.Context) error { return returnUnrun(ctx, t) })
+}
+
+// isRedelivery reports whether t, a refused task, is a redelivery. A
+// panic or runtime.Goexit in its Deliveries is reported; after Goexit,
+// which ends the poller's goroutine, t goes back from a goroutine of its
+// own, while the poller goes on from another (pollFrom).
+func (w *Worker) isRedelivery(t Task) (again bool) {
+	returned := false
+	defer func() {
+		if returned {
+			return
 		}
+		v := recover()
+		w.report(taskErr("refusing", t, fault("its Deliveries", v)))
+		if v == nil {
+			go w.returnExtra(t)
+		}
+	}()
+	again = t.Deliveries() > 1
+	returned = true
+	return again
+}
+
+// taken tells t, if it is an OrderKeeper, that the worker has taken it
+// in: queued in its key's line, run, or returned. A panic or
+// runtime.Goexit in Taken is reported; the poller goes on with the
+// others after Goexit too (pollFrom).
+func (w *Worker) taken(t Task) {
+	k, ok := t.(OrderKeeper)
+	if !ok {
+		return
 	}
+	returned := false
+	defer func() {
+		if !returned {
+			w.report(taskErr("taking in", t, fault("its Taken", recover())))
+		}
+	}()
+	k.Taken()
+	returned = true
 }
 
 // sleep waits for d, or less if the worker stops.

@@ -23,12 +23,15 @@ const (
 // inflight is a task the worker holds: polled, with its slot's permit,
 // and not yet settled.
 type inflight struct {
-	task      Task
-	key       string // the task's key (Keyed), "" if none; set by admit
-	permit    slots.Permit
-	state     atomic.Int32
-	lastBeat  atomic.Int64 // unix nanoseconds of delivery or the last InProgress
-	delivered time.Time
+	task   Task
+	key    string // the task's key (Keyed), "" if none; set by admit
+	permit slots.Permit
+	state  atomic.Int32
+	// deliveries is the task's Deliveries, set by admit; an int32, in
+	// state's padding, so that the record is no bigger.
+	deliveries int32
+	lastBeat   atomic.Int64 // unix nanoseconds of delivery or the last InProgress
+	delivered  time.Time
 }
 
 // registry holds the worker's tasks from poll to settlement, so that

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -13,16 +14,47 @@ import (
 	"github.com/weftrt/weft/slots"
 )
 
-// admit records a polled task with the permit reserved for it.
+// admit records a polled task with the permit reserved for it. It
+// returns nil for a task whose Key or Deliveries failed: that task goes
+// back unrun (see describe).
 func (w *Worker) admit(t Task, p slots.Permit) *inflight {
-	r := &inflight{task: t, key: taskKey(t), permit: p, delivered: time.Now()}
+	r := &inflight{task: t, permit: p, delivered: time.Now()}
 	r.lastBeat.Store(r.delivered.UnixNano())
 	w.registry.add(r)
 	w.counts.received.Add(1)
-	if t.Deliveries() > 1 {
+	if !w.describe(r) {
+		w.handBack(r)
+		return nil
+	}
+	if r.deliveries > 1 {
 		w.counts.redelivered.Add(1)
 	}
 	return r
+}
+
+// describe reads r's Key and Deliveries and reports whether it could.
+// They are the source's code, read once here rather than wherever the
+// worker needs them (neither changes within a delivery), so that a
+// failure in them meets the worker in one place. A task whose key the
+// worker cannot know must not run (it could overtake a task of its key);
+// it goes back unrun, reported. After a panic, admit hands it back;
+// runtime.Goexit ends the poller's goroutine, so it is handed back from
+// a goroutine of its own while the poller goes on with the rest of its
+// poll from another (pollFrom).
+func (w *Worker) describe(r *inflight) (ok bool) {
+	defer func() {
+		if ok {
+			return // recover only when unwinding: it is not free
+		}
+		v := recover()
+		w.report(taskErr("taking in", r.task, fault("its Key or Deliveries", v)))
+		if v == nil {
+			go w.handBack(r)
+		}
+	}()
+	r.key = taskKey(r.task)
+	r.deliveries = int32(min(r.task.Deliveries(), math.MaxInt32))
+	return true
 }
 
 // dispatch hands a polled task to the pool, or settles it at once if it
@@ -37,13 +69,11 @@ func (w *Worker) dispatch(r *inflight, ep *pollEpoch) {
 		w.handBack(r)
 		return
 	}
-	if limit := w.cfg.MaxDeliveries; limit > 0 && r.task.Deliveries() > limit {
+	if limit := w.cfg.MaxDeliveries; limit > 0 && int(r.deliveries) > limit {
 		// Delivered more often than it may fail: the processes that ran
 		// it before died with it. Do not let it take this one down too.
 		if r.state.CompareAndSwap(taskQueued, taskSettling) {
-			err := fmt.Errorf("%w: delivered %d times, limit %d", ErrPoison, r.task.Deliveries(), limit)
-			w.terminate(r, err)
-			w.release(r, slots.NeverUsed())
+			w.terminateUnrun(r, fmt.Errorf("%w: delivered %d times, limit %d", ErrPoison, r.deliveries, limit))
 		}
 		return
 	}
@@ -91,6 +121,24 @@ func (w *Worker) nextOfKey(r *inflight) *inflight {
 		return nil
 	}
 	return w.keys.next(r.key)
+}
+
+// terminateUnrun terminates a poison task that never ran, then releases
+// its slot.
+func (w *Worker) terminateUnrun(r *inflight, err error) {
+	settled := false
+	defer func() {
+		// The source ended this goroutine in Terminate (settle reported
+		// it, failed, as a panic): the slot and record still go back,
+		// from a goroutine of their own, as ReleaseSlot is the
+		// supplier's code (see releaseSlot).
+		if !settled {
+			go w.release(r, slots.NeverUsed())
+		}
+	}()
+	w.terminate(r, err)
+	settled = true
+	w.release(r, slots.NeverUsed())
 }
 
 // handBackLine hands back, unrun, r (unless something claimed it first)
@@ -178,11 +226,9 @@ func (w *Worker) markUsed(r *inflight) (run bool) {
 			return
 		}
 		pan := core.Recovered(recover()) // ErrGoexit when Goexit unwinds
-		w.report(fmt.Errorf("weft/intake: the supplier failed marking the slot of task %s: %w", r.task.ID(), pan))
+		w.report(taskErr("the supplier failed marking the slot of", r.task, pan))
 		r.state.Store(taskSettling)
-		w.settle(r.task, func(ctx context.Context) error { return returnUnrun(ctx, r.task) })
-		w.counts.handedBack.Add(1)
-		w.release(r, slots.TaskFailed(pan))
+		w.giveBack(r, slots.TaskFailed(pan))
 	}()
 	err := w.tracker.MarkUsed(r.permit, slots.TaskInfo{Kind: w.cfg.Kind, Data: r.task})
 	marked = true
@@ -244,15 +290,24 @@ func (w *Worker) ackAsync(r *inflight, a AsyncAcker) {
 		}
 		if err != nil {
 			w.counts.settleErrors.Add(1)
-			w.report(fmt.Errorf("weft/intake: settling task %s: %w", r.task.ID(), err))
+			w.report(taskErr("settling", r.task, err))
 		} else {
 			w.counts.acked.Add(1)
 		}
 		w.settled(r)
 	}
-	if pan := core.Catch(func() { a.AckAsync(w.settleCtx, w.cfg.SettleTimeout, done) }); pan != nil {
-		done(fmt.Errorf("the source panicked: %w", pan)) // unless it called done first
-	}
+	returned := false
+	defer func() {
+		// A panic in AckAsync fails the Ack, unless the source called
+		// done first; so does runtime.Goexit, which goes on ending the
+		// goroutine. done neither blocks nor calls the source, so it
+		// runs here either way.
+		if !returned {
+			done(fault("the source", recover()))
+		}
+	}()
+	a.AckAsync(w.settleCtx, w.cfg.SettleTimeout, done)
+	returned = true
 }
 
 // endTask releases the slot of a task whose handler returned err, then
@@ -330,8 +385,25 @@ func (w *Worker) releaseSlot(p slots.Permit, reason slots.ReleaseReason) {
 }
 
 // settleEnded settles a task whose slot endTask released, then gives its
-// settleRoom token back.
+// settleRoom token back. It has a goroutine to itself.
 func (w *Worker) settleEnded(r *inflight, err error) {
+	nacked, backingOff := false, false
+	defer func() {
+		// Also when the source ends the goroutine (runtime.Goexit) in
+		// the settlement, which settle reports as failed, as it does a
+		// panic: what is left neither blocks nor calls user code.
+		if backingOff {
+			// The user's Backoff ended it (backoff reported it): the
+			// Nack, the source's code, goes on from a new goroutine
+			// with the default delay.
+			go w.nackEnded(r, defaultBackoff(int(r.deliveries)))
+			return
+		}
+		if nacked {
+			w.counts.nacked.Add(1) // even if the Nack failed, as ever
+		}
+		w.settled(r)
+	}()
 	switch {
 	case err == nil:
 		if w.settle(r.task, r.task.Ack) == nil {
@@ -341,16 +413,45 @@ func (w *Worker) settleEnded(r *inflight, err error) {
 		// The worker ended the handler (Close, or a Shutdown whose
 		// deadline passed): no failure of the task's own, so it is
 		// returned as one that did not run through, never terminated.
+		nacked = true
 		w.settle(r.task, func(ctx context.Context) error { return returnUnrun(ctx, r.task) })
-		w.counts.nacked.Add(1)
-	case w.poisoned(r.task, err):
+	case w.poisoned(r, err):
 		w.terminate(r, err)
 	default:
-		delay := w.cfg.Backoff(r.task.Deliveries())
+		backingOff = true
+		delay := w.backoff("Backoff", w.cfg.Backoff, defaultBackoff, int(r.deliveries))
+		backingOff, nacked = false, true
 		w.settle(r.task, func(ctx context.Context) error { return r.task.Nack(ctx, delay) })
-		w.counts.nacked.Add(1)
 	}
-	w.settled(r)
+}
+
+// nackEnded returns a failed task for a retry after delay, and ends its
+// settlement, for settleEnded.
+func (w *Worker) nackEnded(r *inflight, delay time.Duration) {
+	defer w.settled(r)
+	defer w.counts.nacked.Add(1)
+	w.settle(r.task, func(ctx context.Context) error { return r.task.Nack(ctx, delay) })
+}
+
+// backoff returns b(n), from a Backoff of the user's (Config's field
+// name), or fallback(n) if b panics. A panic or runtime.Goexit in b is
+// reported. Goexit goes on ending the goroutine: the caller's
+// continuation uses fallback without calling b again (settleEnded,
+// pauseFor), so a b that always calls Goexit still gets its pause, and
+// no goroutine loops on it.
+func (w *Worker) backoff(name string, b, fallback Backoff, n int) (d time.Duration) {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		v := recover()
+		w.report(fmt.Errorf("weft/intake: the default backoff stands in: %w", fault(fmt.Sprintf("Config.%s(%d)", name, n), v)))
+		d = fallback(n)
+	}()
+	d = b(n)
+	returned = true
+	return d
 }
 
 // settled ends the settlement of a task whose slot endTask released,
@@ -369,14 +470,13 @@ func (w *Worker) cutShort(err error) bool {
 	return w.runCtx.Err() != nil && errors.Is(err, context.Canceled) && !errors.Is(err, ErrPoison)
 }
 
-// poisoned reports whether a task that failed with err must not be
-// retried.
-func (w *Worker) poisoned(t Task, err error) bool {
+// poisoned reports whether r, which failed with err, must not be retried.
+func (w *Worker) poisoned(r *inflight, err error) bool {
 	if errors.Is(err, ErrPoison) {
 		return true
 	}
 	limit := w.cfg.MaxDeliveries
-	return limit > 0 && t.Deliveries() >= limit
+	return limit > 0 && int(r.deliveries) >= limit
 }
 
 // terminate settles a poison task. It counts the task as terminated only
@@ -389,7 +489,7 @@ func (w *Worker) terminate(r *inflight, err error) {
 		// The reason the source keeps (and, for JetStream, sends to every
 		// subscriber of its advisories) carries no stack: the worker's
 		// own error hook gets the whole of it.
-		w.report(fmt.Errorf("weft/intake: terminating task %s: %w", r.task.ID(), err))
+		w.report(taskErr("terminating", r.task, err))
 	}
 	if w.settle(r.task, func(ctx context.Context) error { return r.task.Terminate(ctx, reason) }) == nil {
 		w.counts.terminated.Add(1)
@@ -425,16 +525,31 @@ const maxPanicValue = 256
 // returned it first.
 func (w *Worker) handBack(r *inflight) {
 	if r.state.CompareAndSwap(taskQueued, taskSettling) {
-		w.giveBack(r)
+		w.giveBack(r, slots.NeverUsed())
 	}
 }
 
-// giveBack returns a task that the caller has claimed, unrun: redelivered
-// at once, to this worker after a Resume or to another.
-func (w *Worker) giveBack(r *inflight) {
+// giveBack returns a task that the caller has claimed, unrun (redelivered
+// at once, to this worker after a Resume or to another), and releases its
+// slot for reason.
+func (w *Worker) giveBack(r *inflight, reason slots.ReleaseReason) {
+	settled := false
+	defer func() {
+		// The source ended this goroutine in the hand-back (settle
+		// reported it, failed, as a panic): the task still counts as
+		// handed back, and its slot and record go back from a goroutine
+		// of their own, as ReleaseSlot is the supplier's code (see
+		// releaseSlot). The caller's own continuation goes on with its
+		// other tasks.
+		if !settled {
+			w.counts.handedBack.Add(1)
+			go w.release(r, reason)
+		}
+	}()
 	w.settle(r.task, func(ctx context.Context) error { return returnUnrun(ctx, r.task) })
+	settled = true
 	w.counts.handedBack.Add(1)
-	w.release(r, slots.NeverUsed())
+	w.release(r, reason)
 }
 
 // release gives a settled task's slot back and forgets the task.
@@ -449,21 +564,29 @@ func (w *Worker) release(r *inflight, reason slots.ReleaseReason) {
 // settle runs one settlement call under SettleTimeout. A failure is
 // counted and reported but not retried: the source's lease runs out and
 // it delivers the task again, which is what at-least-once promises.
-func (w *Worker) settle(t Task, call func(context.Context) error) error {
+//
+// A source that panics settling is a fault like a supplier's panic:
+// unwinding here would skip the release of the task's slot and record
+// (and, on a pool worker, the rest of its key's line), and leave Shutdown
+// waiting for them forever. It fails the settlement. So does
+// runtime.Goexit (t.FailNow, require.* in a test's source), which goes on
+// ending the goroutine: each caller finishes from a deferred call, as
+// for a Goexit in ReleaseSlot (see releaseSlot).
+func (w *Worker) settle(t Task, call func(context.Context) error) (err error) {
 	ctx, cancel := context.WithTimeout(w.settleCtx, w.cfg.SettleTimeout)
 	defer cancel()
-	var err error
-	// A source that panics settling is a fault like a supplier's panic:
-	// unwinding here would skip the release of the task's slot and
-	// record (and, on a pool worker, the rest of its key's line), and
-	// leave Shutdown waiting for them forever. It fails the settlement.
-	if pan := core.Catch(func() { err = call(ctx) }); pan != nil {
-		err = fmt.Errorf("the source panicked: %w", pan)
-	}
-	if err != nil {
-		w.counts.settleErrors.Add(1)
-		w.report(fmt.Errorf("weft/intake: settling task %s: %w", t.ID(), err))
-	}
+	returned := false
+	defer func() {
+		if !returned {
+			err = fault("the source", recover())
+		}
+		if err != nil {
+			w.counts.settleErrors.Add(1)
+			w.report(taskErr("settling", t, err))
+		}
+	}()
+	err = call(ctx)
+	returned = true
 	return err
 }
 

@@ -2,9 +2,11 @@ package intake
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
+	"github.com/weftrt/weft/internal/core"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -81,7 +83,7 @@ func New(cfg Config) (*Worker, error) {
 	w.scaler.init(cfg.MinPollers, cfg.MaxPollers, cfg.MaxBatch)
 	if cfg.Heartbeat > 0 {
 		w.heartbeatDone = make(chan struct{})
-		go w.heartbeat(w.scaler.done) // after scaler.init
+		go w.heartbeat(w.scaler.done, nil) // after scaler.init
 	}
 	for range cfg.MinPollers {
 		w.scaler.enter()
@@ -137,8 +139,109 @@ func (w *Worker) currentEpoch() *pollEpoch {
 }
 
 // report passes an error the worker handled to Config.OnError.
+//
+// OnError runs on a goroutine of its own, which report waits for. The
+// worker reports from the middle of its bookkeeping (a settlement, a
+// poll, a hand-back, a release), on whichever goroutine met the error,
+// and runtime.Goexit in OnError (t.FailNow, require.* in a test's hook)
+// cannot be stopped: run there, it would end that goroutine and strand
+// the rest. Isolating the hook costs a goroutine per error reported, on
+// error paths only; a continuation (see releaseSlot) at each of report's
+// callers would cost every one of them. An OnError that calls Goexit is
+// told so, once; a panic in it goes on from the caller's goroutine, as
+// when OnError ran there.
+//
+// A taskError's task ID is read here, isolated too: Task.ID is the
+// source's code.
 func (w *Worker) report(err error) {
-	if f := w.cfg.OnError; f != nil && err != nil {
-		f(err)
+	f := w.cfg.OnError
+	if f == nil || err == nil {
+		return
+	}
+	if te, ok := err.(*taskError); ok {
+		te.readID()
+	}
+	pan, exited := isolated(func() { f(err) })
+	if exited {
+		// Once: a hook that always calls Goexit is not told of it forever.
+		pan, _ = isolated(func() {
+			f(fmt.Errorf("weft/intake: OnError called runtime.Goexit (%w) reporting: %w", core.ErrGoexit, err))
+		})
+	}
+	core.Repanic(pan)
+}
+
+// isolated runs f on a goroutine of its own and waits for it to end. It
+// returns what f panicked with, or exited if f called runtime.Goexit.
+func isolated(f func()) (pan *core.Panic, exited bool) {
+	done := make(chan struct{})
+	go func() {
+		returned := false
+		defer func() {
+			if !returned {
+				if v := recover(); v != nil {
+					pan = core.Recovered(v)
+				} else {
+					exited = true
+				}
+			}
+			close(done)
+		}()
+		f()
+		returned = true
+	}()
+	<-done
+	return pan, exited
+}
+
+// fault is the error for user code (who) that did not return: v is what
+// recover returned, nil for runtime.Goexit.
+func fault(who string, v any) error {
+	if v == nil {
+		return fmt.Errorf("%s called runtime.Goexit: %w", who, core.ErrGoexit)
+	}
+	return fmt.Errorf("%s panicked: %w", who, core.Recovered(v))
+}
+
+// taskError is an error about a task, as reported to OnError: "weft/intake:
+// <what> task <ID>: <err>".
+type taskError struct {
+	what string
+	task Task
+	err  error
+	id   string // read by report (readID)
+	// idErr is how Task.ID failed, if it did; the error wraps it too.
+	idErr error
+}
+
+func taskErr(what string, t Task, err error) error {
+	return &taskError{what: what, task: t, err: err}
+}
+
+func (e *taskError) Error() string {
+	if e.idErr != nil {
+		return fmt.Sprintf("weft/intake: %s task ?: %v (reading its ID: %v)", e.what, e.err, e.idErr)
+	}
+	return fmt.Sprintf("weft/intake: %s task %s: %v", e.what, e.id, e.err)
+}
+
+func (e *taskError) Unwrap() []error {
+	if e.idErr != nil {
+		return []error{e.err, e.idErr}
+	}
+	return []error{e.err}
+}
+
+// readID reads the task's ID for Error, on a goroutine of its own (see
+// report).
+func (e *taskError) readID() {
+	var id string
+	switch pan, exited := isolated(func() { id = e.task.ID() }); {
+	case exited:
+		e.idErr = fault("Task.ID", nil)
+	case pan != nil:
+		e.idErr = fault("Task.ID", pan)
+	default:
+		e.id = id
 	}
 }
