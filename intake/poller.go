@@ -155,8 +155,14 @@ type batch struct {
 	took     time.Duration // how long the source took to answer
 	unused   int           // permits[unused:] are yet to be released unused
 	refused  int           // extra[refused:] are yet to be handed back
-	next     int           // tasks[next:] are yet to be admitted
-	told     int           // tasks[told:] are yet to be told Taken
+	// counted is set once extra[refused] has been counted as received:
+	// a goroutine that takes over after its Deliveries ended the last
+	// one hands it back without counting it again. The hand-back stays
+	// on the poller's goroutines, which Shutdown waits for; the task
+	// holds no record in the registry for Shutdown to wait on.
+	counted bool
+	next    int // tasks[next:] are yet to be admitted
+	told    int // tasks[told:] are yet to be told Taken
 }
 
 // pollOnce asks the source for one task per permit and takes in what
@@ -192,7 +198,7 @@ func (w *Worker) pollOnce(st *poller, permits []slots.Permit) {
 
 // errPollGoexit fails a poll whose source called runtime.Goexit in Poll
 // (t.FailNow in a test's source).
-var errPollGoexit = fmt.Errorf("the source called runtime.Goexit in Poll: %w", core.ErrGoexit)
+var errPollGoexit error = goexitError("the source's Poll")
 
 // take takes in a poll's batch from where it stands: every permit not
 // matched with a task is released unused, so a poller backing off after
@@ -208,8 +214,13 @@ func (w *Worker) take(st *poller) {
 	}
 	for b.refused < len(b.extra) {
 		t := b.extra[b.refused]
+		if !b.counted {
+			b.counted = true
+			w.countRefused(t)
+		}
 		b.refused++
-		w.refuse(t)
+		b.counted = false
+		w.returnExtra(t)
 	}
 	switch {
 	case b.halted:
@@ -264,15 +275,15 @@ func (w *Worker) take(st *poller) {
 	b.open = false
 }
 
-// refuse returns a task the source delivered beyond what was asked: no
-// slot was reserved for it. It was received, and is handed back, so the
-// books (Received = Started + HandedBack) still balance.
-func (w *Worker) refuse(t Task) {
+// countRefused counts a task the source delivered beyond what was asked
+// (no slot was reserved for it) as received, before take hands it back
+// (returnExtra), so the books (Received = Started + HandedBack) still
+// balance.
+func (w *Worker) countRefused(t Task) {
 	w.counts.received.Add(1)
 	if w.isRedelivery(t) {
 		w.counts.redelivered.Add(1)
 	}
-	w.returnExtra(t)
 }
 
 // returnExtra hands back a refused task.
@@ -286,18 +297,13 @@ func (w *Worker) returnExtra(t Task) {
 
 // isRedelivery reports whether t, a refused task, is a redelivery. A
 // panic or runtime.Goexit in its Deliveries is reported; after Goexit,
-// which ends the poller's goroutine, t goes back from a goroutine of its
-// own, while the poller goes on from another (pollFrom).
+// which ends the poller's goroutine, the goroutine that takes over the
+// batch hands t back (see batch.counted).
 func (w *Worker) isRedelivery(t Task) (again bool) {
 	returned := false
 	defer func() {
-		if returned {
-			return
-		}
-		v := recover()
-		w.report(taskErr("refusing", t, fault("its Deliveries", v)))
-		if v == nil {
-			go w.returnExtra(t)
+		if !returned {
+			w.report(taskErr("refusing", t, fault("its Deliveries", recover())))
 		}
 	}()
 	again = t.Deliveries() > 1

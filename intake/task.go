@@ -376,8 +376,8 @@ func (w *Worker) releaseSlot(p slots.Permit, reason slots.ReleaseReason) {
 			w.report(fmt.Errorf("weft/intake: the supplier panicked releasing %v: %w", p, core.Recovered(v)))
 			return
 		}
-		w.report(fmt.Errorf("weft/intake: the supplier called runtime.Goexit in ReleaseSlot (%v): "+
-			"the goroutine ended; its remaining work goes on in another: %w", p, core.Recovered(nil)))
+		w.report(fmt.Errorf("weft/intake: releasing %v: %w; the worker's remaining work goes on in another",
+			p, goexitError("the supplier's ReleaseSlot")))
 	}()
 	err := w.tracker.Release(p, reason)
 	released = true

@@ -165,7 +165,7 @@ func (w *Worker) report(err error) {
 	if exited {
 		// Once: a hook that always calls Goexit is not told of it forever.
 		pan, _ = isolated(func() {
-			f(fmt.Errorf("weft/intake: OnError called runtime.Goexit (%w) reporting: %w", core.ErrGoexit, err))
+			f(fmt.Errorf("weft/intake: %w, reporting: %w", goexitError("OnError"), err))
 		})
 	}
 	core.Repanic(pan)
@@ -198,10 +198,25 @@ func isolated(f func()) (pan *core.Panic, exited bool) {
 // recover returned, nil for runtime.Goexit.
 func fault(who string, v any) error {
 	if v == nil {
-		return fmt.Errorf("%s called runtime.Goexit: %w", who, core.ErrGoexit)
+		return goexitError(who)
 	}
 	return fmt.Errorf("%s panicked: %w", who, core.Recovered(v))
 }
+
+// goexitError reports that user code (the string names it) called
+// runtime.Goexit. It matches scheduler.ErrGoexit (errors.Is) without
+// that error's text, which speaks of a task on a pool worker and of the
+// pool replacing the worker's goroutine: the code here is a source's, a
+// supplier's or a hook's, called by the intake worker, which goes on
+// from another goroutine of its own.
+type goexitError string
+
+func (e goexitError) Error() string {
+	return string(e) + " called runtime.Goexit (t.FailNow, t.Fatal and require.* do), which ended " +
+		"the goroutine that called it; in a test, fail from the test's own goroutine, or use t.Error and return"
+}
+
+func (goexitError) Unwrap() error { return core.ErrGoexit }
 
 // taskError is an error about a task, as reported to OnError: "weft/intake:
 // <what> task <ID>: <err>".

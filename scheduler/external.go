@@ -220,7 +220,7 @@ func (j *spawnJob) finish(pan *Panic) {
 		// join or scope would take it for its own and hand it to its
 		// caller, who may recover it. A goroutine of its own has no
 		// caller to catch it.
-		go crash(pan)
+		crash(pan)
 	}
 }
 
@@ -245,8 +245,10 @@ func (p *Pool) handlePanic(pan *Panic) bool {
 	if h == nil {
 		return false
 	}
-	if hp := core.Catch(func() { h(pan) }); hp != nil && !errors.Is(hp, ErrGoexit) {
-		go crash(hp)
+	// A Goexit never returns from Catch: hp is a panic, even one whose
+	// value is ErrGoexit (a handler that re-raises the Goexit it got).
+	if hp := core.Catch(func() { h(pan) }); hp != nil {
+		crash(hp)
 	}
 	return true
 }
@@ -266,5 +268,13 @@ type abandoner interface {
 	abandon(err error) *Panic
 }
 
-// crash raises a detached task's panic that no handler takes.
-func crash(pan *Panic) { panic(pan) }
+// crash raises a detached task's panic that no handler takes, on a
+// goroutine of its own (see spawnJob.finish), and never returns. Were the
+// worker to go on, it could exit and let Close return, and the program
+// end, before that goroutine ever ran: the panic would be lost. Blocked
+// here, the worker never exits, so nothing waiting for it returns before
+// the crash.
+func crash(pan *Panic) {
+	go func() { panic(pan) }()
+	select {}
+}
