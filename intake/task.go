@@ -53,7 +53,8 @@ func (w *Worker) describe(r *inflight) (ok bool) {
 		}
 	}()
 	r.key = taskKey(r.task)
-	r.deliveries = int32(min(r.task.Deliveries(), math.MaxInt32))
+	// Clamped both ways: a source's nonsense count must not wrap around.
+	r.deliveries = int32(max(min(r.task.Deliveries(), math.MaxInt32), 0))
 	return true
 }
 

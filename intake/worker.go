@@ -149,7 +149,8 @@ func (w *Worker) currentEpoch() *pollEpoch {
 // error paths only; a continuation (see releaseSlot) at each of report's
 // callers would cost every one of them. An OnError that calls Goexit is
 // told so, once; a panic in it goes on from the caller's goroutine, as
-// when OnError ran there.
+// when OnError ran there, but as a *scheduler.Panic carrying the value
+// and the hook's stack.
 //
 // A taskError's task ID is read here, isolated too: Task.ID is the
 // source's code.
