@@ -633,45 +633,31 @@ func testSourceFaults(t *testing.T, panics bool) {
 		requireReportedOnce(t, g)
 	})
 
-	// OnError, told of a failed settlement on the settling goroutine: the
-	// settlement still ends. OnError then hears of its own Goexit.
-	t.Run("OnErrorAfterFailedAck", func(t *testing.T) {
-		if panics {
-			t.Skip("a panic in OnError is the caller's")
-		}
-		g := newGoexitCase(2, 0, "")
-		g.tasks[0].ackErr = errAck
-		w := newWorker(t, intake.Config{
-			Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
-			MaxPollers: 1, OnError: g.onErrorTrap(t, notGoexit), Handler: nop,
+	// OnError, told of a failed settlement, on the settling goroutine or
+	// on the source's own (AckAsync's done callback): the settlement still
+	// ends. OnError then hears of its own Goexit.
+	for _, c := range []struct {
+		name  string
+		async bool
+	}{{"OnErrorAfterFailedAck", false}, {"OnErrorInAckAsyncDone", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			if panics {
+				t.Skip("a panic in OnError is the caller's")
+			}
+			g := newGoexitCase(2, 0, "")
+			g.tasks[0].ackErr = errAck
+			w := newWorker(t, intake.Config{
+				Source: newScriptSource(g.list(c.async)...), Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
+				MaxPollers: 1, OnError: g.onErrorTrap(t, notGoexit), Handler: nop,
+			})
+			g.trap.wait(t)
+			eventually(t, 10*time.Second, func() bool { return g.c.acked.Load() == 1 }, "the other task acknowledged")
+			shutdownInTime(t, w)
+			requireFigures(t, w, figures{Received: 2, Started: 2, Acked: 1, SettleErrors: 1})
+			require.Equal(t, settlements{Acked: 1}, g.c.get())
+			requireReportedOnce(t, g)
 		})
-		g.trap.wait(t)
-		eventually(t, 10*time.Second, func() bool { return g.c.acked.Load() == 1 }, "the other task acknowledged")
-		shutdownInTime(t, w)
-		requireFigures(t, w, figures{Received: 2, Started: 2, Acked: 1, SettleErrors: 1})
-		require.Equal(t, settlements{Acked: 1}, g.c.get())
-		requireReportedOnce(t, g)
-	})
-
-	// OnError, told of a failed AckAsync on the source's own goroutine
-	// (its done callback): the settlement still ends.
-	t.Run("OnErrorInAckAsyncDone", func(t *testing.T) {
-		if panics {
-			t.Skip("a panic in OnError is the caller's")
-		}
-		g := newGoexitCase(2, 0, "")
-		g.tasks[0].ackErr = errAck
-		w := newWorker(t, intake.Config{
-			Source: newScriptSource(g.list(true)...), Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
-			MaxPollers: 1, OnError: g.onErrorTrap(t, notGoexit), Handler: nop,
-		})
-		g.trap.wait(t)
-		eventually(t, 10*time.Second, func() bool { return g.c.acked.Load() == 1 }, "the other task acknowledged")
-		shutdownInTime(t, w)
-		requireFigures(t, w, figures{Received: 2, Started: 2, Acked: 1, SettleErrors: 1})
-		require.Equal(t, settlements{Acked: 1}, g.c.get())
-		requireReportedOnce(t, g)
-	})
+	}
 
 	// OnError, told of a failed poll by the poller: the poller still
 	// backs off, with the failure counted (PollBackoff gets 1, then 2).

@@ -20,6 +20,8 @@ func TestResourceBasedAverageOfManySlotsOverALongSpell(t *testing.T) {
 	var avgs []float64
 	slots.SetTraceDecision(func(n float64, _ [2]float64, _ float64, _ int) { avgs = append(avgs, n) })
 	t.Cleanup(func() { slots.SetTraceDecision(nil) })
+	// Inside synctest the clock is the bubble's: time.Sleep below moves it
+	// at once, so the 200-day spell takes no real time.
 	synctest.Test(t, func(t *testing.T) {
 		const n = 1000
 		w := &heldLoad{perSlot: 0.0001}
