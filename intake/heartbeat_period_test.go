@@ -15,12 +15,14 @@ import (
 
 // Config.Heartbeat is "how often" a held task's lease is extended: a
 // Heartbeat shorter than the lease must keep a long task leased. The
-// heartbeat goroutine wakes every half period and beats only the tasks
-// whose last beat is a whole period old, so a task delivered between two
-// wake-ups waits up to one and a half periods for a beat: with a lease of
-// 300ms and a Heartbeat of 250ms the lease runs out, the task is delivered
-// again while it runs, and its Ack fails.
+// heartbeat goroutine used to wake every half period and beat only the
+// tasks whose last beat was a whole period old, so a task delivered
+// between two wake-ups waited up to one and a half periods for a beat:
+// with a lease of 300ms and a Heartbeat of 250ms the lease ran out, the
+// task was delivered again while it ran, and its Ack failed.
 func TestHeartbeatBelowLeaseKeepsLease(t *testing.T) {
+	// Inside synctest the clock is the bubble's: every time.Sleep here
+	// moves it at once, and nothing depends on the machine's speed.
 	synctest.Test(t, func(t *testing.T) {
 		q := intake.NewMemQueue(intake.MemQueueConfig{Lease: 300 * time.Millisecond, PollWait: 50 * time.Millisecond})
 		var runs atomic.Int64

@@ -19,6 +19,8 @@ import (
 // free slots waits out its whole PollWait (1s by default) instead of the
 // Backoff (here at most 100ms).
 func TestMemQueueNackDelayWakesWaitingPoll(t *testing.T) {
+	// Inside synctest the clock is the bubble's: every time.Sleep here
+	// moves it at once, and nothing depends on the machine's speed.
 	synctest.Test(t, func(t *testing.T) {
 		q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: time.Second})
 		var runs atomic.Int64

@@ -16,7 +16,8 @@ import (
 )
 
 // slowAckQueue is a MemQueue whose Acks each take ackTime: a server
-// that answers every Ack well within the lease, one at a time.
+// that answers every Ack well within the lease, one at a time. It is used
+// only inside a synctest bubble, where Ack's sleep is on the fake clock.
 type slowAckQueue struct {
 	*intake.MemQueue
 	ackTime time.Duration
@@ -55,6 +56,8 @@ func (q *slowAckQueue) Lease() time.Duration { return q.MemQueue.Lease() }
 // leases run out while they wait, the queue delivers them again, they
 // run twice, and their first Acks fail.
 func TestSettleRoomWaitKeepsLease(t *testing.T) {
+	// Inside synctest the clock is the bubble's: every time.Sleep here
+	// moves it at once, and nothing depends on the machine's speed.
 	synctest.Test(t, func(t *testing.T) {
 		const n = 8
 		const lease = 300 * time.Millisecond

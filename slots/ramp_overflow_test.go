@@ -14,6 +14,8 @@ import (
 // budget goes negative. The budget must never fall below MinSlots, and a
 // raise must raise it.
 func TestRampThrottleOneNanosecondBudget(t *testing.T) {
+	// Inside synctest the clock is the bubble's: every time.Sleep here
+	// moves it at once, and nothing depends on the machine's speed.
 	synctest.Test(t, func(t *testing.T) {
 		s, err := slots.NewResourceBased(slots.ResourceOptions{
 			TargetCPU: 0.8, TargetMemory: 0.8, MinSlots: 2, MaxSlots: 8,

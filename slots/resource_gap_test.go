@@ -27,6 +27,8 @@ func (h *heldLoad) Sample() (slots.Usage, error) {
 // to show, it would make LoadDelay an hour, and freeze the budget for an
 // hour although the load of each slot shows at once.
 func TestIdleGapDoesNotStretchLoadDelay(t *testing.T) {
+	// Inside synctest the clock is the bubble's: every time.Sleep here
+	// moves it at once, and nothing depends on the machine's speed.
 	synctest.Test(t, func(t *testing.T) {
 		const interval = 100 * time.Millisecond
 		w := &heldLoad{perSlot: 0.05}
