@@ -26,6 +26,14 @@
 // errgroup it runs on a fixed pool with work stealing, and unlike a
 // work-stealing pool without it, it stops early on the first failure.
 //
+// A cancelled ctx is reported by its cause (context.Cause), as par's
+// loops report it: GroupOn, whose body has not started when ctx is
+// already done or ends while it waits for a slot, returns the cause
+// (not ctx.Err()); inside a group, s.Context()'s cause is the parent's
+// cause, the first error, or the first panic. Group itself, like
+// errgroup, still runs body under a done ctx and returns what body and
+// its tasks return.
+//
 // A panic in the body or in a task is re-raised, as a *scheduler.Panic,
 // after every task has finished; the first panic wins.
 //

@@ -20,7 +20,10 @@ func On(p *scheduler.Pool, body func(s *Scope)) error {
 }
 
 // GroupOn runs Group(ctx, w, body) on a worker of p from a goroutine
-// outside the pool, as On does for Run.
+// outside the pool, as On does for Run. If ctx is cancelled before body
+// starts (already cancelled, or while GroupOn waits for a slot), body
+// does not run and GroupOn returns context.Cause(ctx), as par's On forms
+// do: the same cancellation gives the same error whatever its timing.
 func GroupOn(ctx context.Context, p *scheduler.Pool, body func(s *Scope) error) error {
 	if body == nil {
 		panic("weft/scope: GroupOn with a nil body")
@@ -30,6 +33,11 @@ func GroupOn(ctx context.Context, p *scheduler.Pool, body func(s *Scope) error) 
 	}
 	var err error
 	if runErr := pool(p).Run(ctx, func(w *scheduler.Worker) { err = Group(ctx, w, body) }); runErr != nil {
+		// Run reports a done ctx as ctx.Err(), which would drop the cause
+		// that a cancellation inside the group (s.Context()) carries.
+		if ctxErr := ctx.Err(); ctxErr != nil && runErr == ctxErr {
+			return context.Cause(ctx)
+		}
 		return runErr
 	}
 	return err
