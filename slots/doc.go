@@ -131,6 +131,18 @@
 // reservation at a time, so a slow reading holds up that reservation
 // only, never a release.
 //
+// With no budget to hold on (MinSlots 0 and a budget of 0, as before the
+// first good reading or after a cut to 0), only a good reading can let a
+// reservation through, and no release can. Once three readings in a row
+// have been skipped, such a reservation fails with an error wrapping
+// ErrBadSample and the last reading's fault, rather than waiting until
+// its context ends with nothing but State().Err to say why; the
+// reservations waiting with it fail too, and later ones at once, until a
+// reading succeeds (TryReserveSlot refuses, as it does whenever no slot
+// is free). A Sampler that fails now and then, with good readings between,
+// fails no reservation, and a reservation over a budget of one or more
+// waits for a release however the readings go.
+//
 // Every SampleInterval (when reservations ask) it reads usage, and once per
 // LoadDelay it decides a budget of slots; a reservation is granted while
 // fewer slots than the budget are out (MinSlots always, MaxSlots never

@@ -31,5 +31,7 @@ var ErrPermitLeaked = errors.New("weft/slots: permit dropped without release")
 
 // ErrBadSample is wrapped by ResourceState.Err when a ResourceBased
 // supplier skipped its last reading because the Sampler panicked or
-// returned figures that are not usage.
+// returned figures that are not usage, and by the error of a
+// ResourceBased reservation that failed because no slot can be granted
+// until a reading succeeds and the readings keep failing.
 var ErrBadSample = errors.New("weft/slots: bad usage sample")

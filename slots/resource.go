@@ -2,6 +2,7 @@ package slots
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -40,6 +41,7 @@ type ResourceBased struct {
 	usage        Usage
 	err          error         // the last sample's error
 	skipped      uint64        // readings that failed, panicked or held garbage
+	failing      int           // readings in a row skipped, since the last good one
 	panics       uint64        // of skipped, Sampler panics
 	garbage      uint64        // of skipped, readings refused for their figures
 	changed      chan struct{} // closed when a slot may have come free; nil: nobody waits
@@ -90,12 +92,23 @@ func (r *ResourceBased) mustBeMade() {
 // ReserveSlot grants a slot when the budget allows, waiting for a release
 // or the next sample otherwise, until ctx is done. The reservation that
 // takes a reading waits for the Sampler to return, whatever its ctx.
+//
+// When no slot can come free without a good reading (the budget is 0,
+// MinSlots 0) and the last three readings were all skipped (the Sampler
+// failed, panicked or returned garbage), it returns an error wrapping
+// ErrBadSample and the last reading's error instead of waiting: no
+// release can end that wait, and a Sampler that never reads well would
+// make it last until ctx ends, silently. A Sampler that fails now and
+// then fails no reservation: one good reading starts the count again.
 func (r *ResourceBased) ReserveSlot(ctx context.Context, _ ReserveContext) (Permit, error) {
 	r.mustBeMade()
 	for {
-		p, ok, changed, wait := r.grantOrWait()
+		p, ok, changed, wait, err := r.grantOrWait()
 		if ok {
 			return p, nil
+		}
+		if err != nil {
+			return Permit{}, err
 		}
 		// Granting and waiting are decided under mu in this goroutine,
 		// so a ctx that ends now finds nothing granted to hand back.
@@ -107,13 +120,17 @@ func (r *ResourceBased) ReserveSlot(ctx context.Context, _ ReserveContext) (Perm
 
 // grantOrWait grants a slot, or returns what to wait for before asking
 // again: changed, or wait, the time until the next reading is due (see
-// sleepFor). mu is released by a deferred call, so that a Sampler that
-// calls runtime.Goexit does not leave it held.
-func (r *ResourceBased) grantOrWait() (p Permit, ok bool, changed <-chan struct{}, wait time.Duration) {
+// sleepFor), or the error that ends the reservation (see failingLocked).
+// mu is released by a deferred call, so that a Sampler that calls
+// runtime.Goexit does not leave it held.
+func (r *ResourceBased) grantOrWait() (p Permit, ok bool, changed <-chan struct{}, wait time.Duration, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if p, ok = r.grantLocked(); ok {
-		return p, true, nil, 0
+		return p, true, nil, 0, nil
+	}
+	if err := r.failingLocked(); err != nil {
+		return Permit{}, false, nil, 0, err
 	}
 	if r.changed == nil {
 		r.changed = make(chan struct{})
@@ -128,7 +145,37 @@ func (r *ResourceBased) grantOrWait() (p Permit, ok bool, changed <-chan struct{
 		// The Sampler took longer than SampleInterval: read again now.
 		wait = -1
 	}
-	return Permit{}, false, r.changed, wait
+	return Permit{}, false, r.changed, wait, nil
+}
+
+// failedReadingsLimit is how many readings in a row must be skipped
+// before a reservation that only a good reading could serve fails: one
+// would fail reservations on a Sampler that fails now and then.
+const failedReadingsLimit = 3
+
+// failingLocked returns the error for a reservation that no release can
+// serve because the budget is 0 and the Sampler keeps failing, or nil. It
+// is nil while another reservation takes a reading: that one may be good.
+func (r *ResourceBased) failingLocked() error {
+	if r.sampling || r.failing < failedReadingsLimit || r.budget > 0 || r.opts.MinSlots > 0 {
+		return nil
+	}
+	const why = "weft/slots: ResourceBased grants no slot: its budget is 0 (MinSlots 0) and only a good reading can raise it, but the last %d readings failed"
+	if errors.Is(r.err, ErrBadSample) {
+		return fmt.Errorf(why+": %w", r.failing, r.err)
+	}
+	return fmt.Errorf(why+": %w: %w", r.failing, ErrBadSample, r.err)
+}
+
+// skipLocked counts a reading that failed. Once the readings keep
+// failing, it wakes the waiting reservations, so that those that only a
+// good reading could serve fail now rather than at their next look.
+func (r *ResourceBased) skipLocked() {
+	r.skipped++
+	r.failing++
+	if r.failing >= failedReadingsLimit {
+		r.wakeLocked()
+	}
 }
 
 // sleepFor waits for changed, for d, or for the end of ctx; d = 0 waits
@@ -153,7 +200,9 @@ func sleepFor(ctx context.Context, changed <-chan struct{}, d time.Duration) err
 }
 
 // TryReserveSlot grants a slot if the budget allows now. If a reading is
-// due it waits for it, unless another reservation is taking it.
+// due it waits for it, unless another reservation is taking it. Where
+// ReserveSlot would fail because the readings keep failing, it refuses;
+// State().Err says why.
 func (r *ResourceBased) TryReserveSlot(ReserveContext) (Permit, bool) {
 	r.mustBeMade()
 	r.mu.Lock()
@@ -239,7 +288,7 @@ func (r *ResourceBased) sampleLocked(now time.Time) time.Time {
 	now = time.Now()
 	r.err = err
 	if fault != sampleOK {
-		r.skipped++
+		r.skipLocked()
 		switch fault {
 		case samplePanicked:
 			r.panics++
@@ -249,7 +298,7 @@ func (r *ResourceBased) sampleLocked(now time.Time) time.Time {
 		return now
 	}
 	prev := r.usage
-	r.usage = u
+	r.usage, r.failing = u, 0
 	if now.Sub(r.lastDecision) < r.delay {
 		return now
 	}
@@ -287,7 +336,7 @@ func (r *ResourceBased) readUnlocked() (Usage, sampleFault, error) {
 		r.sampling = false
 		if !returned {
 			r.err = fmt.Errorf("%w: Sampler called runtime.Goexit", ErrBadSample)
-			r.skipped++
+			r.skipLocked()
 		}
 		if !time.Now().Before(r.nextSample) {
 			// Reservations that found a reading due while this one

@@ -29,7 +29,9 @@ type Usage struct {
 // tests, a simulated workload). A reading that returns an error, panics,
 // calls runtime.Goexit, or holds figures that are not usage (NaN,
 // infinite, negative) is skipped and counted (ResourceState.Skipped): the
-// supplier goes on deciding on the last good readings.
+// supplier goes on deciding on the last good readings, or, where they
+// left a budget of 0 (or there are none), fails the reservations once
+// three readings in a row are skipped (see ResourceBased.ReserveSlot).
 type Sampler interface {
 	Sample() (Usage, error)
 }
