@@ -92,7 +92,9 @@ type Config struct {
 	// themselves. Default: the stream's name followed by "_MEMBERS".
 	MemberBucket string
 	// MemberID names this worker in the member bucket; it must be unique
-	// among the live workers. Default: a random one.
+	// among the live workers. Default: a random one. A worker restarted
+	// under the same ID may list itself before the old one's Close: that
+	// Close leaves the newer entry in place.
 	MemberID string
 
 	// OnPartitions, if set, is told the partitions assigned to this

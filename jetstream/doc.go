@@ -157,7 +157,9 @@
 //     the tasks it holds from it, renewing its pin meanwhile however long
 //     they take, then unpins it, so that the new owner,
 //     whose pulls the server held back meanwhile, starts after the last
-//     of them. A worker that dies keeps its pins until PinnedTTL passes.
+//     of them (only if the pin is still its own: the server's unpin names
+//     no pin, and one that lapsed may be the new owner's by then). A
+//     worker that dies keeps its pins until PinnedTTL passes.
 //   - Inside a worker, intake runs a key's tasks one at a time, in the
 //     order it got them (intake.Keyed). Several pollers may poll at once:
 //     a partition is not pulled again until the worker has Taken every

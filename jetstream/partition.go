@@ -413,16 +413,45 @@ func (k *keyed) keptAlive(inbox string, m *nats.Msg) {
 // PinnedTTL. Before the tasks are settled it must not: the new owner
 // would run a key's next tasks while this worker still runs its earlier
 // ones.
+//
+// The server's unpin names no pin: it lets go of whichever client holds
+// the partition. Ours may have lapsed (this worker paused or cut off for
+// longer than PinnedTTL, a server restart) and the partition be pinned
+// to its new owner since, whose running keys an unpin would open to any
+// other puller. So it unpins only a partition the server says is pinned
+// to this worker's pin; another's pin is left alone, and ours forgotten.
 func (k *keyed) unpin(ctx context.Context, p *partition) {
 	pin := p.puller.getPin()
 	if pin == "" {
 		return
 	}
-	if err := k.stream.UnpinConsumer(ctx, p.consumer, pinGroup); err != nil && !errors.Is(err, natsjs.ErrConsumerNotFound) {
+	holder, err := k.pinnedTo(ctx, p)
+	if err == nil && holder != pin {
+		p.puller.dropPin(pin)
+		return
+	}
+	if err == nil {
+		err = k.stream.UnpinConsumer(ctx, p.consumer, pinGroup)
+	}
+	if err != nil && !errors.Is(err, natsjs.ErrConsumerNotFound) {
 		k.s.report(fmt.Errorf("weft/jetstream: unpinning partition %d (it moves after PinnedTTL instead): %w", p.index, err))
 		return
 	}
 	p.puller.dropPin(pin)
+}
+
+// pinnedTo returns the pin that p's consumer is pinned to now, "" if none.
+func (k *keyed) pinnedTo(ctx context.Context, p *partition) (string, error) {
+	c, err := k.stream.Consumer(ctx, p.consumer)
+	if err != nil {
+		return "", err
+	}
+	for _, g := range c.CachedInfo().PriorityGroups {
+		if g.Group == pinGroup {
+			return g.PinnedClientID, nil
+		}
+	}
+	return "", nil
 }
 
 // wakeLocked wakes the polls waiting for a partition to pull.
@@ -752,8 +781,12 @@ func (k *keyed) closeNow() {
 			k.unpin(ctx, p)
 		}
 	}
-	if k.kv != nil {
-		_ = k.kv.Delete(ctx, k.id)
+	if k.kv != nil && k.rev != 0 {
+		// Only the entry this worker put: a worker that has listed itself
+		// under the same MemberID since (a restart that overlapped this
+		// shutdown) put a newer one, and deleting it would drop that
+		// worker from every assignment until its next renewal.
+		_ = k.kv.Delete(ctx, k.id, natsjs.LastRevision(k.rev))
 	}
 	if k.sink != nil {
 		_ = k.sink.Unsubscribe()

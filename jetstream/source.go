@@ -345,7 +345,10 @@ func (s *Source) failed(cons natsjs.Consumer, err error) error {
 // source is not usable afterwards.
 //
 // With Partitions it also lets go of the partitions this worker holds,
-// so that they move to the others at once, and leaves the member bucket.
+// so that they move to the others at once, and leaves the member bucket:
+// it deletes its entry only if the entry is still the one it put, so that
+// a worker restarted under the same MemberID, listed before this Close,
+// stays listed.
 func (s *Source) Close() {
 	if s.keyed != nil {
 		s.keyed.close()
