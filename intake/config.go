@@ -117,7 +117,10 @@ type Config struct {
 	// failed polls and failed settlements. It must not block. Each call
 	// runs on a goroutine of its own, which the worker waits for, so that
 	// a runtime.Goexit in it (t.FailNow, require.* in a test) ends only
-	// that call; OnError is then told of the Goexit, once.
+	// that call; OnError is then told of the Goexit, once. A panic in it
+	// goes where a panic of a task spawned on Pool goes: to the pool's
+	// panic handler (scheduler.WithPanicHandler), or, with none, it
+	// crashes the program.
 	OnError func(error)
 }
 

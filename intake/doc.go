@@ -57,6 +57,14 @@
 // OrderKeepers, and it answers a poll with tasks of the keys of an
 // earlier poll only once that poll's tasks are all Taken.
 //
+// A task whose Key or Deliveries fails (panics, or calls runtime.Goexit)
+// does not run: the worker cannot know its key, and it could overtake a
+// task of its key. It goes back to the source as a failed task does, with
+// a Nack after Backoff, and is terminated on its MaxDeliveries-th
+// delivery, so that one that always fails does not come straight back for
+// ever. One whose Deliveries fails has no count to hold to MaxDeliveries:
+// it goes back after Backoff(1) each time, reported, never terminated.
+//
 // A source keeps a key's order across retries and across workers only if
 // it holds a key back while one of its tasks is out, as MemQueue does
 // (PutKey): a failed task returns to the head of its key's group, and a

@@ -23,6 +23,10 @@ type poller struct {
 	// backingOff is set while the user's function for pause runs: a
 	// goroutine that finds it set goes on from one that function ended.
 	backingOff bool
+	// reserved are the permits gathered for the next poll (see reserve):
+	// a goroutine that takes over from one the supplier ended while it
+	// gathered them polls with them.
+	reserved []slots.Permit
 }
 
 // pauseKind says which pause is due before the next poll.
@@ -42,16 +46,17 @@ func (w *Worker) pollFrom(st poller) {
 	retired := false
 	defer func() {
 		// Only runtime.Goexit in user code that the poller called (a
-		// supplier's ReleaseSlot, the source's Poll, a settlement, Key,
-		// Deliveries, Taken, a backoff function) ends it before it
-		// retires: it catches panics. The poller goes on in a new
-		// goroutine. The scaler still counts it, as it never retired, so
-		// Shutdown, which waits for every poller to retire, still
-		// returns, and the pollers Pause, Resume and the scaler see stay
-		// the same; it takes in the rest of its poll from where this one
-		// stopped (see batch), so every task of the poll is dispatched or
-		// handed back, and every permit released, once, and then takes
-		// the pause due (see pauseFor).
+		// supplier's ReserveSlot, TryReserveSlot or ReleaseSlot, the
+		// source's Poll, a settlement, Key, Deliveries, Taken, a backoff
+		// function) ends it before it retires: it catches panics. The
+		// poller goes on in a new goroutine. The scaler still counts it,
+		// as it never retired, so Shutdown, which waits for every poller
+		// to retire, still returns, and the pollers Pause, Resume and the
+		// scaler see stay the same; it takes in the rest of its poll from
+		// where this one stopped (see batch), or polls with the permits
+		// this one had gathered (see reserve), so every task of the poll
+		// is dispatched or handed back, and every permit released, once,
+		// and then takes the pause due (see pauseFor).
 		if !retired {
 			go w.pollFrom(st)
 		}
@@ -59,19 +64,14 @@ func (w *Worker) pollFrom(st poller) {
 	if st.batch.open {
 		w.take(&st)
 	}
+	if len(st.reserved) > 0 {
+		w.pollOnce(&st)
+	}
 	w.pace(&st)
 	for !w.scaler.retire() {
-		permits, err := w.reserve()
-		if err != nil {
-			if w.pollCtx.Err() == nil && !errors.Is(err, slots.ErrPaused) {
-				// A supplier that fails for reasons of its own: do not spin on it.
-				w.report(fmt.Errorf("weft/intake: reserving a slot: %w", err))
-				st.pause = reservePause
-				w.pace(&st)
-			}
-			continue
+		if w.reserve(&st) {
+			w.pollOnce(&st)
 		}
-		w.pollOnce(&st, permits)
 		w.pace(&st)
 	}
 	retired = true
@@ -114,24 +114,56 @@ func (w *Worker) pauseFor(st *poller, name string, b, fallback Backoff, n int) t
 	return d
 }
 
-// reserve takes the slots for one poll: it waits for the first and takes
-// as many more as are free right now, up to MaxBatch. So the tasks a poll
-// asks for never exceed the slots free for them.
-func (w *Worker) reserve() ([]slots.Permit, error) {
+// reserve takes the slots for one poll into st.reserved: it waits for the
+// first and takes as many more as are free right now, up to MaxBatch. So
+// the tasks a poll asks for never exceed the slots free for them. It
+// reports whether it got any; if not, it has set the pause due.
+//
+// A supplier that panics or calls runtime.Goexit (t.FailNow in a test's
+// supplier) in ReserveSlot or TryReserveSlot is reported, and ends the
+// gathering. The permits gathered until then are the supplier's grants,
+// held by the tracker: the poll goes on with them (after Goexit, from the
+// goroutine that takes over, pollFrom), as it would had the supplier
+// refused one more; dropped, their slots would be lost for good. With
+// none gathered, the fault fails the reservation, as an error does.
+func (w *Worker) reserve(st *poller) (ok bool) {
+	// Not named by method: the worker's Pauseable may call the supplier's
+	// TryReserveSlot for the first slot too.
+	who := "the supplier, reserving a poll's first slot,"
+	returned := false
+	defer func() {
+		if returned {
+			return // recover only when unwinding: it is not free
+		}
+		w.report(fmt.Errorf("weft/intake: %w", fault(who, recover())))
+		if ok = len(st.reserved) > 0; !ok {
+			// A supplier that always fails must not have the poller spin
+			// (after Goexit, in goroutine after goroutine).
+			st.pause = reservePause
+		}
+	}()
 	p, err := w.tracker.Reserve(w.pollCtx, w.cfg.Kind)
 	if err != nil {
-		return nil, err
+		returned = true
+		if w.pollCtx.Err() == nil && !errors.Is(err, slots.ErrPaused) {
+			// A supplier that fails for reasons of its own: do not spin on it.
+			w.report(fmt.Errorf("weft/intake: reserving a slot: %w", err))
+			st.pause = reservePause
+		}
+		return false
 	}
-	permits := make([]slots.Permit, 1, w.cfg.MaxBatch)
-	permits[0] = p
-	for len(permits) < w.cfg.MaxBatch {
+	st.reserved = make([]slots.Permit, 1, w.cfg.MaxBatch)
+	st.reserved[0] = p
+	who = "the supplier, reserving more slots for a poll,"
+	for len(st.reserved) < w.cfg.MaxBatch {
 		p, ok := w.tracker.TryReserve(w.cfg.Kind)
 		if !ok {
 			break
 		}
-		permits = append(permits, p)
+		st.reserved = append(st.reserved, p)
 	}
-	return permits, nil
+	returned = true
+	return true
 }
 
 // batch is one poll's permits and tasks, and how far the poller has got
@@ -162,14 +194,16 @@ type batch struct {
 	// holds no record in the registry for Shutdown to wait on.
 	counted bool
 	next    int // tasks[next:] are yet to be admitted
-	told    int // tasks[told:] are yet to be told Taken
+	told    int // tasks[told:], then extra[told-len(tasks):], are yet to be told Taken
 }
 
-// pollOnce asks the source for one task per permit and takes in what
-// comes back (take).
-func (w *Worker) pollOnce(st *poller, permits []slots.Permit) {
+// pollOnce asks the source for one task per permit of st.reserved and
+// takes in what comes back (take).
+func (w *Worker) pollOnce(st *poller) {
 	b := &st.batch
-	*b = batch{open: true, ep: w.currentEpoch(), permits: permits}
+	*b = batch{open: true, ep: w.currentEpoch(), permits: st.reserved}
+	st.reserved = nil // the batch holds them now
+	permits := b.permits
 	if w.halted() {
 		b.halted = true
 		w.take(st)
@@ -203,8 +237,9 @@ var errPollGoexit error = goexitError("the source's Poll")
 // take takes in a poll's batch from where it stands: every permit not
 // matched with a task is released unused, so a poller backing off after
 // it holds no slot; then the tasks are admitted and dispatched, or handed
-// back if the poll failed, and told that they were taken in. Last it
-// counts the poll's outcome and sets the pause it calls for.
+// back if the poll failed, and told, with the extra tasks handed back
+// first, that they were taken in. Last it counts the poll's outcome and
+// sets the pause it calls for.
 func (w *Worker) take(st *poller) {
 	b := &st.batch
 	for b.unused < len(b.permits) {
@@ -247,10 +282,17 @@ func (w *Worker) take(st *poller) {
 			}
 		}
 	}
-	for b.told < len(b.tasks) { // whatever became of them, they are in order now
-		t := b.tasks[b.told]
+	// Whatever became of them, they are in order now. The extra tasks
+	// too: a source that keeps order holds back what comes after a poll
+	// until every task it returned is Taken (OrderKeeper).
+	for b.told < len(b.tasks)+len(b.extra) {
+		i := b.told
 		b.told++
-		w.taken(t)
+		if i < len(b.tasks) {
+			w.taken(b.tasks[i])
+		} else {
+			w.taken(b.extra[i-len(b.tasks)])
+		}
 	}
 	// Nothing from here on can end the goroutine (report runs OnError on
 	// a goroutine of its own), so the outcome is counted once.

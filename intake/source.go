@@ -29,7 +29,8 @@ type Source interface {
 // another worker, so a handler must tolerate running a task twice.
 //
 // The worker settles every task it polls exactly once: Ack when the
-// handler succeeds, Nack with a backoff delay when it fails, Terminate
+// handler succeeds, Nack with a backoff delay when it fails (or the
+// task's Key or Deliveries does, and it cannot run), Terminate
 // when it is poison, HandBack (see HandBacker) or else Nack with no delay
 // when the task is handed back unrun (shutdown, pause). A handler must not settle the task itself;
 // it may call InProgress.
@@ -87,8 +88,9 @@ type AsyncAcker interface {
 // OrderKeeper is implemented by a task whose source lets several pollers
 // poll it at once and still keeps each key's order (a partitioned
 // JetStream source). The worker calls Taken once for every task a poll
-// returned, after it has dealt with all of that poll's tasks: queued each
-// in its key's line (see Keyed), or returned it. A source that does not
+// returned (those beyond what it asked for too), after it has dealt with
+// all of that poll's tasks: queued each in its key's line (see Keyed), or
+// returned it. A source that does not
 // answer a second poll with tasks of the same keys until the first poll's
 // tasks are all Taken gets them into the lines in delivery order, however
 // the pollers' goroutines are scheduled.

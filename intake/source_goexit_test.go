@@ -334,8 +334,8 @@ func TestSourceGoexitHangsNothing(t *testing.T) { testSourceFaults(t, false) }
 // panics always were; Key, Deliveries, ID, Taken and the backoffs
 // crashed the process from the worker's goroutine). A Shutdown that
 // hands back a task whose HandBack panics returns, and a panic in
-// OnError goes on from the worker's goroutine, so those subtests are
-// left out.
+// OnError goes to the pool's panic handler (TestOnErrorPanicHangsNothing;
+// these pools have none), so those subtests are left out.
 func TestSourcePanicHangsNothing(t *testing.T) { testSourceFaults(t, true) }
 
 func testSourceFaults(t *testing.T, panics bool) {
@@ -527,8 +527,31 @@ func testSourceFaults(t *testing.T, panics bool) {
 		requireReportedOnce(t, g)
 	})
 
+	// The same for tasks beyond what the poll asked for, told after the
+	// poll's own: the extra task after the one whose Taken failed must
+	// still be told.
+	t.Run("TakenOfExtraTask", func(t *testing.T) {
+		g := newGoexitCase(3, 1, "Taken")
+		w := newWorker(t, intake.Config{
+			Source:   &seqSource{answers: []answer{{tasks: g.list(false)}}},
+			Supplier: slots.NewFixed(1), Pool: newPool(t, 1), // MaxBatch 1: 1 and 2 are extra
+			MaxPollers: 1, OnError: g.onError(t), Handler: nop,
+		})
+		g.trap.wait(t)
+		eventually(t, 10*time.Second, func() bool { return g.c.acked.Load() == 1 }, "the asked-for task acknowledged")
+		shutdownInTime(t, w)
+		for _, k := range g.tasks {
+			require.EqualValues(t, 1, k.taken.Load(), "Taken calls of task %s", k.id)
+		}
+		requireFigures(t, w, figures{Received: 3, Started: 1, Acked: 1, HandedBack: 2})
+		require.Equal(t, settlements{Acked: 1, HandedBack: 2}, g.c.get())
+		requireReportedOnce(t, g)
+	})
+
 	// Key and Deliveries, read as the poller takes a task in: the task is
-	// handed back unrun, and its slot comes back.
+	// returned unrun, as a failed task is (a Nack, after Backoff), and
+	// its slot comes back. (TestUnreadableTaskIsBackedOffAndTerminated
+	// follows such a task through its redeliveries.)
 	for _, at := range []string{"Key", "Deliveries"} {
 		t.Run(at, func(t *testing.T) {
 			g := newGoexitCase(2, 0, at)
@@ -536,10 +559,11 @@ func testSourceFaults(t *testing.T, panics bool) {
 			w := newWorker(t, intake.Config{
 				Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
 				MaxPollers: 1, OnError: g.onError(t), Handler: nop,
+				Backoff: func(int) time.Duration { return 0 },
 			})
 			g.trap.wait(t)
-			want := settlements{Acked: 1, HandedBack: 1}
-			eventually(t, 10*time.Second, func() bool { return g.c.get() == want }, "one task run, the other handed back: %+v", g.c.get())
+			want := settlements{Acked: 1, Nacked: 1}
+			eventually(t, 10*time.Second, func() bool { return g.c.get() == want }, "one task run, the other returned: %+v", g.c.get())
 			shutdownInTime(t, w)
 			requireFigures(t, w, figures{Received: 2, Started: 1, Acked: 1, HandedBack: 1})
 			require.Equal(t, want, g.c.get())
@@ -642,7 +666,7 @@ func testSourceFaults(t *testing.T, panics bool) {
 	}{{"OnErrorAfterFailedAck", false}, {"OnErrorInAckAsyncDone", true}} {
 		t.Run(c.name, func(t *testing.T) {
 			if panics {
-				t.Skip("a panic in OnError is the caller's")
+				t.Skip("a panic in OnError goes to the pool's panic handler")
 			}
 			g := newGoexitCase(2, 0, "")
 			g.tasks[0].ackErr = errAck
@@ -663,7 +687,7 @@ func testSourceFaults(t *testing.T, panics bool) {
 	// backs off, with the failure counted (PollBackoff gets 1, then 2).
 	t.Run("OnErrorAfterFailedPoll", func(t *testing.T) {
 		if panics {
-			t.Skip("a panic in OnError is the caller's")
+			t.Skip("a panic in OnError goes to the pool's panic handler")
 		}
 		g := newGoexitCase(2, 0, "")
 		var calls backoffCalls

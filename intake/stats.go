@@ -36,7 +36,7 @@ type Stats struct {
 	Acked       uint64 // tasks acknowledged (the Ack succeeded)
 	Nacked      uint64 // failed tasks returned for a retry
 	Terminated  uint64 // poison tasks terminated (the source took the Terminate)
-	HandedBack  uint64 // tasks returned unrun (pause, shutdown), with HandBack where the task has it
+	HandedBack  uint64 // tasks returned unrun (pause, shutdown), with HandBack where the task has it, or after Backoff if its Key or Deliveries failed
 	Settling    int64  // tasks ended whose settlement is in flight (they hold no slot)
 	Failed      uint64 // handler errors and panics
 	Panics      uint64 // of them, panics

@@ -15,47 +15,103 @@ import (
 )
 
 // admit records a polled task with the permit reserved for it. It
-// returns nil for a task whose Key or Deliveries failed: that task goes
-// back unrun (see describe).
+// returns nil for a task whose Deliveries or Key failed: that task does
+// not run (see describe).
 func (w *Worker) admit(t Task, p slots.Permit) *inflight {
 	r := &inflight{task: t, permit: p, delivered: time.Now()}
 	r.lastBeat.Store(r.delivered.UnixNano())
 	w.registry.add(r)
 	w.counts.received.Add(1)
-	if !w.describe(r) {
-		w.handBack(r)
+	if counted, why := w.describe(r); why != "" {
+		w.returnUnread(r, counted, why)
 		return nil
-	}
-	if r.deliveries > 1 {
-		w.counts.redelivered.Add(1)
 	}
 	return r
 }
 
-// describe reads r's Key and Deliveries and reports whether it could.
-// They are the source's code, read once here rather than wherever the
-// worker needs them (neither changes within a delivery), so that a
-// failure in them meets the worker in one place. A task whose key the
-// worker cannot know must not run (it could overtake a task of its key);
-// it goes back unrun, reported. After a panic, admit hands it back;
-// runtime.Goexit ends the poller's goroutine, so it is handed back from
-// a goroutine of its own while the poller goes on with the rest of its
+// describe reads r's Deliveries and Key, reports whether it could read
+// Deliveries (counted), and returns what failed, or "". They are the
+// source's code, read once here rather than wherever the worker needs
+// them (neither changes within a delivery), so that a failure in them
+// meets the worker in one place. Deliveries comes first, so that a task
+// whose Key fails still has its count for returnUnread. A failure is
+// reported; after a panic, admit settles the task (returnUnread);
+// runtime.Goexit ends the poller's goroutine, so it is settled from a
+// goroutine of its own while the poller goes on with the rest of its
 // poll from another (pollFrom).
-func (w *Worker) describe(r *inflight) (ok bool) {
+func (w *Worker) describe(r *inflight) (counted bool, why string) {
+	returned := false
 	defer func() {
-		if ok {
+		if returned {
 			return // recover only when unwinding: it is not free
 		}
+		who := "its Deliveries"
+		if counted {
+			who = "its Key"
+		}
 		v := recover()
-		w.report(taskErr("taking in", r.task, fault("its Key or Deliveries", v)))
+		w.report(taskErr("taking in", r.task, fault(who, v)))
 		if v == nil {
-			go w.handBack(r)
+			go w.returnUnread(r, counted, who+" called runtime.Goexit")
+		} else {
+			why = fmt.Sprintf("%s panicked: %v", who, v)
 		}
 	}()
-	r.key = taskKey(r.task)
 	// Clamped both ways: a source's nonsense count must not wrap around.
 	r.deliveries = int32(max(min(r.task.Deliveries(), math.MaxInt32), 0))
-	return true
+	counted = true
+	if r.deliveries > 1 {
+		w.counts.redelivered.Add(1)
+	}
+	r.key = taskKey(r.task)
+	returned = true
+	return true, ""
+}
+
+// returnUnread settles r, a task taken in whose Deliveries or Key failed
+// (why says how): it must not run, as the worker cannot know its key (it
+// could overtake a task of its key). It goes back as a failed task does,
+// not as one handed back, so that a task whose Key always fails does not
+// come straight back to fail again, for ever: it returns with a Nack after
+// Backoff, or is terminated on its MaxDeliveries-th delivery. One whose
+// Deliveries failed cannot be held to MaxDeliveries: it returns as after
+// a first failure, every time, paced by Backoff(1) and reported each time.
+// Terminating it instead would dead-letter a task whose only fault may be
+// a passing one in the source's bookkeeping. Either way it never ran, so
+// it counts as handed back (or terminated), never as started or failed.
+//
+// The source's key order is kept as for a failed task's Nack: a source
+// that holds a key back while one of its tasks is out (MemQueue) holds it
+// through the delay. In the worker, the task never joined a key's line.
+func (w *Worker) returnUnread(r *inflight, counted bool, why string) {
+	if !r.state.CompareAndSwap(taskQueued, taskSettling) {
+		return // a Shutdown handed it back first
+	}
+	n := int(r.deliveries)
+	if limit := w.cfg.MaxDeliveries; counted && limit > 0 && n >= limit {
+		w.terminateUnrun(r, fmt.Errorf("%w: %s, on delivery %d of at most %d", ErrPoison, why, n, limit))
+		return
+	}
+	n = max(n, 1) // an unread count: as after a first failure
+	backingOff := true
+	defer func() {
+		// The user's Backoff ended this goroutine (backoff reported it):
+		// the Nack, the source's code, goes on from a new goroutine with
+		// the default delay, as for a failed task (settleEnded).
+		if backingOff {
+			go w.nackUnrun(r, defaultBackoff(n))
+		}
+	}()
+	delay := w.backoff("Backoff", w.cfg.Backoff, defaultBackoff, n)
+	backingOff = false
+	w.nackUnrun(r, delay)
+}
+
+// nackUnrun returns r, claimed by the caller and never run, with a Nack
+// after delay: unlike a hand-back, a delivery that counts. Its slot goes
+// back unused.
+func (w *Worker) nackUnrun(r *inflight, delay time.Duration) {
+	w.sendBack(r, slots.NeverUsed(), func(ctx context.Context) error { return r.task.Nack(ctx, delay) })
 }
 
 // dispatch hands a polled task to the pool, or settles it at once if it
@@ -534,6 +590,12 @@ func (w *Worker) handBack(r *inflight) {
 // at once, to this worker after a Resume or to another), and releases its
 // slot for reason.
 func (w *Worker) giveBack(r *inflight, reason slots.ReleaseReason) {
+	w.sendBack(r, reason, func(ctx context.Context) error { return returnUnrun(ctx, r.task) })
+}
+
+// sendBack returns a task that the caller has claimed, unrun, with call,
+// and releases its slot for reason.
+func (w *Worker) sendBack(r *inflight, reason slots.ReleaseReason, call func(context.Context) error) {
 	settled := false
 	defer func() {
 		// The source ended this goroutine in the hand-back (settle
@@ -547,7 +609,7 @@ func (w *Worker) giveBack(r *inflight, reason slots.ReleaseReason) {
 			go w.release(r, reason)
 		}
 	}()
-	w.settle(r.task, func(ctx context.Context) error { return returnUnrun(ctx, r.task) })
+	w.settle(r.task, call)
 	settled = true
 	w.counts.handedBack.Add(1)
 	w.release(r, reason)

@@ -2,11 +2,13 @@ package intake
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
 	"github.com/weftrt/weft/internal/core"
+	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -148,9 +150,8 @@ func (w *Worker) currentEpoch() *pollEpoch {
 // the rest. Isolating the hook costs a goroutine per error reported, on
 // error paths only; a continuation (see releaseSlot) at each of report's
 // callers would cost every one of them. An OnError that calls Goexit is
-// told so, once; a panic in it goes on from the caller's goroutine, as
-// when OnError ran there, but as a *scheduler.Panic carrying the value
-// and the hook's stack.
+// told so, once; a panic in it is raised again, as a *scheduler.Panic
+// carrying the value and the hook's stack, but not here (see raise).
 //
 // A taskError's task ID is read here, isolated too: Task.ID is the
 // source's code.
@@ -169,7 +170,35 @@ func (w *Worker) report(err error) {
 			f(fmt.Errorf("weft/intake: %w, reporting: %w", goexitError("OnError"), err))
 		})
 	}
-	core.Repanic(pan)
+	if pan != nil {
+		w.raise(pan)
+	}
+}
+
+// raise passes on a panic of OnError's as a panic of a task Spawned on
+// the worker's pool: to the pool's panic handler
+// (scheduler.WithPanicHandler), or, with none, to a crash of the program.
+// Never on report's caller: it is in the middle of the worker's
+// bookkeeping, and a panic unwound through it, then recovered (by the
+// pool's panic handler, on a pool worker, or by a caller of Shutdown),
+// would leave a slot held, a task unsettled or a settlement's room taken,
+// and Shutdown waiting for ever.
+func (w *Worker) raise(pan *core.Panic) {
+	job := func(*scheduler.Worker) { panic(pan) }
+	switch err := w.cfg.Pool.TrySpawn(job); {
+	case err == nil:
+	case errors.Is(err, scheduler.ErrClosed):
+		// No handler to take it: crash rather than let it vanish.
+		go core.Repanic(pan)
+	default:
+		// The pool's door is full: wait for a slot, but not here, where
+		// a pool worker may hold one itself.
+		go func() {
+			if w.cfg.Pool.Spawn(context.Background(), job) != nil {
+				panic(pan)
+			}
+		}()
+	}
 }
 
 // isolated runs f on a goroutine of its own and waits for it to end. It

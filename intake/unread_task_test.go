@@ -1,0 +1,152 @@
+package intake_test
+
+import (
+	"context"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/weftrt/weft/intake"
+	"github.com/weftrt/weft/slots"
+)
+
+// unreadableSource delivers a MemQueue's tasks with a Key (at "Key") or
+// a Deliveries (at "Deliveries") that always panics, or with goexit set
+// always calls runtime.Goexit. A task returned to the queue, however
+// delayed, is polled again as soon as it is ready. delivered counts the
+// deliveries.
+type unreadableSource struct {
+	q         *intake.MemQueue
+	at        string
+	goexit    bool
+	delivered atomic.Int64
+}
+
+func (s *unreadableSource) Poll(ctx context.Context, n int) ([]intake.Task, error) {
+	tasks, err := s.q.Poll(ctx, n)
+	for i, t := range tasks {
+		s.delivered.Add(1)
+		tasks[i] = unreadableTask{t, s}
+	}
+	return tasks, err
+}
+
+func (s *unreadableSource) fail(method string) {
+	if s.at != method {
+		return
+	}
+	if s.goexit {
+		runtime.Goexit()
+	}
+	panic("cannot read " + method)
+}
+
+type unreadableTask struct {
+	intake.Task
+	s *unreadableSource
+}
+
+func (u unreadableTask) Deliveries() int { u.s.fail("Deliveries"); return u.Task.Deliveries() }
+func (u unreadableTask) Key() string     { u.s.fail("Key"); return "k" }
+
+func (u unreadableTask) HandBack(ctx context.Context) error {
+	return u.Task.(intake.HandBacker).HandBack(ctx)
+}
+
+// A task whose Key or Deliveries always fails cannot run (the worker
+// cannot know its key), and used to be handed back at once: it did not
+// count as a delivery, so a source that delivers it again at once had the
+// poller take it in, report it and hand it back for ever, with no backoff
+// and no end. It now goes back as a failed task does: after Backoff, with
+// a Nack that counts, and is terminated on its MaxDeliveries-th delivery.
+// One whose Deliveries fails has no count for MaxDeliveries to bound: it
+// goes back after Backoff(1) every time and is never terminated (that
+// would dead-letter a task for a fault of the source's). A Backoff that
+// calls runtime.Goexit on the way has the default delay stand in, as for
+// a failed task.
+func TestUnreadableTaskIsBackedOffAndTerminated(t *testing.T) {
+	const limit = 3
+	for _, c := range []struct {
+		name     string
+		at       string
+		goexit   bool
+		backoff  *trap
+		backoffs []int // the Backoff calls for its redeliveries
+		reason   string
+	}{
+		{"KeyPanics", "Key", false, nil, []int{1, 2}, "its Key panicked: cannot read Key, on delivery 3 of at most 3"},
+		{"KeyGoexits", "Key", true, nil, []int{1, 2}, "its Key called runtime.Goexit, on delivery 3 of at most 3"},
+		{"KeyGoexitsThenBackoffGoexits", "Key", true, newTrap(false), []int{1, 2}, "its Key called runtime.Goexit, on delivery 3 of at most 3"},
+		{"KeyPanicsThenBackoffGoexits", "Key", false, newTrap(false), []int{1, 2}, "its Key panicked: cannot read Key, on delivery 3 of at most 3"},
+		{"DeliveriesPanics", "Deliveries", false, nil, []int{1, 1, 1, 1}, ""},
+		{"DeliveriesGoexits", "Deliveries", true, nil, []int{1, 1, 1, 1}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q := intake.NewMemQueue(intake.MemQueueConfig{})
+			q.Put([]byte("x"))
+			src := &unreadableSource{q: q, at: c.at, goexit: c.goexit}
+			var mu sync.Mutex
+			var backoffs []int
+			var reports, backoffReports counter
+			w := newWorker(t, intake.Config{
+				Source: src, Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
+				MaxPollers: 1, MaxDeliveries: limit, Handler: mustNotRun(t),
+				Backoff: func(n int) time.Duration {
+					mu.Lock()
+					backoffs = append(backoffs, n)
+					mu.Unlock()
+					c.backoff.spring()
+					return time.Millisecond
+				},
+				OnError: func(err error) {
+					switch {
+					case strings.Contains(err.Error(), "taking in task"):
+						reports.Add(1)
+					case strings.Contains(err.Error(), "Config.Backoff(1) called runtime.Goexit"):
+						backoffReports.Add(1)
+					}
+					t.Logf("worker: %v", err)
+				},
+			})
+			if c.reason == "" {
+				// No end to wait for: watch it come back, paced, a few
+				// times more than MaxDeliveries would allow.
+				want := int64(len(c.backoffs))
+				eventually(t, 10*time.Second, func() bool { return reports.Load() >= want }, "the task came back %d times", reports.Load())
+				shutdownInTime(t, w)
+				require.Empty(t, q.Terminated(), "a task whose Deliveries fails was terminated")
+				got := reports.Load()
+				require.Equal(t, got, src.delivered.Load(), "reports to OnError of the task, one a delivery")
+				mu.Lock()
+				require.Equal(t, slices.Repeat([]int{1}, int(got)), backoffs, "Backoff calls")
+				mu.Unlock()
+				requireFigures(t, w, figures{Received: uint64(got), HandedBack: uint64(got)})
+				return
+			}
+			// Far more deliveries than MaxDeliveries end the wait too: the
+			// task is spinning, and the checks below say so.
+			eventually(t, 10*time.Second, func() bool { return len(q.Terminated()) == 1 || src.delivered.Load() > 100 },
+				"the task terminated (delivered %d times)", src.delivered.Load())
+			shutdownInTime(t, w)
+			dead := q.Terminated()
+			require.Len(t, dead, 1, "delivered %d times, never terminated (stats %+v)", src.delivered.Load(), w.Stats())
+			require.Contains(t, dead[0].Reason, c.reason)
+			want := int64(len(c.backoffs) + 1)
+			require.Equal(t, want, src.delivered.Load(), "deliveries")
+			mu.Lock()
+			require.Equal(t, c.backoffs, backoffs, "Backoff calls")
+			mu.Unlock()
+			require.Equal(t, want, reports.Load(), "reports to OnError of the task, one a delivery")
+			if c.backoff != nil {
+				require.Equal(t, int64(1), backoffReports.Load(), "reports to OnError of the Backoff's Goexit")
+			}
+			requireFigures(t, w, figures{Received: uint64(want), HandedBack: uint64(want - 1), Terminated: 1})
+			require.Zero(t, q.Len())
+		})
+	}
+}
