@@ -119,6 +119,25 @@ func TestBadFlags(t *testing.T) {
 	assert.Contains(t, errOut, "no contender can run the chosen suites")
 }
 
+// TestBadSizes checks that a size no repetition can run with is refused
+// before anything is measured: -ticks 0 used to print CPU/job as "-"
+// and then fail -out on a NaN the JSON cannot hold, -tasks 0 to wait out
+// the lost-job timeout, and -sort -1 to panic.
+func TestBadSizes(t *testing.T) {
+	for _, bad := range [][]string{
+		{"-fib", "0"}, {"-fib-cutoff", "-1"}, {"-sort", "-1"}, {"-tree", "-5"}, {"-tree-grain", "0"},
+		{"-ticks", "0"}, {"-wakes", "0"}, {"-tasks", "0"}, {"-idle", "0s"}, {"-wake-gap", "-1ms"},
+	} {
+		// A suite the flag does not size, so that code which lets it
+		// through still ends at once, and quietly.
+		args := append(append(slices.Clone(tinyFlags), "-suites", "efficiency", "-contenders", "sequential"), bad...)
+		code, out, errOut := run(t, args...)
+		assert.Equal(t, 2, code, "%v", bad)
+		assert.Contains(t, errOut, bad[0]+" must", "%v", bad)
+		assert.Empty(t, out, "%v: nothing measured", bad)
+	}
+}
+
 func TestHelp(t *testing.T) {
 	code, _, errOut := run(t, "-h")
 	assert.Equal(t, 0, code)

@@ -81,7 +81,36 @@ func (o *options) check() error {
 	case o.sizes.LoopUniform < 1 || o.sizes.LoopIrregular < 1:
 		return fmt.Errorf("-loop-uniform and -loop-irregular must be at least 1")
 	}
+	if err := o.checkSizes(); err != nil {
+		return err
+	}
 	return o.checkMarkdown()
+}
+
+// checkSizes fails at once on a size no repetition can run with: a
+// negative slice length panics, no ticks or wakes leaves a figure of 0/0
+// (which the JSON summary cannot hold, so -out would write nothing after
+// the whole run), and no tasks waits out the lost-job timeout.
+func (o *options) checkSizes() error {
+	s := o.sizes
+	for _, c := range []struct {
+		name string
+		n    int
+	}{
+		{"fib", s.Fib}, {"fib-cutoff", s.FibCutoff}, {"sort", s.Sort}, {"tree", s.Tree}, {"tree-grain", s.TreeGrain},
+		{"ticks", s.Ticks}, {"wakes", s.Wakes}, {"tasks", s.Tasks},
+	} {
+		if c.n < 1 {
+			return fmt.Errorf("-%s must be at least 1", c.name)
+		}
+	}
+	switch {
+	case s.Idle <= 0:
+		return fmt.Errorf("-idle must be positive")
+	case s.WakeGap < 0:
+		return fmt.Errorf("-wake-gap must not be negative")
+	}
+	return nil
 }
 
 // checkMarkdown fails at once where -markdown's file could not be

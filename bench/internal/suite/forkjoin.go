@@ -66,6 +66,10 @@ type kernel struct {
 	// The forks fork and coarse make, counted on first use at each
 	// GOMAXPROCS (bench.LoopFork cuts by it).
 	forks, coarseForks func() int
+	// valuesForks, if not nil, returns the forks the last run of values
+	// made, for a form that does not fork where fork does (par's loops
+	// split adaptively). nil: values makes fork's forks.
+	valuesForks func() int
 }
 
 func (k *kernel) workload(name, doc string) *workload {
@@ -85,12 +89,14 @@ func (k *kernel) workload(name, doc string) *workload {
 }
 
 func (k *kernel) start(c contender.Contender, inst contender.Instance) (func() ([]float64, error), error) {
-	body, forks, err := k.body(c, inst)
+	body, forks, ranForks, err := k.body(c, inst)
 	if err != nil {
 		return nil, err
 	}
 	return func() ([]float64, error) {
-		perFork := 1 / float64(max(forks(), 1))
+		// Before the run: counting may run the workload (countForks),
+		// which must not leave its answer where the check looks.
+		n := forks()
 		if k.prepare != nil {
 			k.prepare()
 		}
@@ -105,27 +111,31 @@ func (k *kernel) start(c contender.Contender, inst contender.Instance) (func() (
 		if got, want := k.result(), k.want(); got != want {
 			return nil, fmt.Errorf("wrong result: got %#x, want %#x", got, want)
 		}
-		return []float64{nanos(span.Wall), nanos(span.CPU), float64(span.Allocs), nanos(span.CPU) * perFork}, nil
+		if ranForks != nil {
+			n = ranForks()
+		}
+		return []float64{nanos(span.Wall), nanos(span.CPU), float64(span.Allocs), nanos(span.CPU) / float64(max(n, 1))}, nil
 	}, nil
 }
 
 // body returns the timed part of a run on c, preferring the plainest form
 // c can run, and the count of the forks it makes (the sequential form's
-// are the weft forms').
-func (k *kernel) body(c contender.Contender, inst contender.Instance) (run func() error, forks func() int, err error) {
+// are the weft forms'), or, where only the run can tell, ranForks, which
+// counts them after it.
+func (k *kernel) body(c contender.Contender, inst contender.Instance) (run func() error, forks, ranForks func() int, err error) {
 	switch {
 	case c.Can(contender.Seq):
-		return func() error { k.seq(); return nil }, k.forks, nil
+		return func() error { k.seq(); return nil }, k.forks, nil, nil
 	case c.Can(contender.Kernel) && k.values != nil:
 		kr, err := capability[contender.KernelRunner](c, inst)
-		return func() error { return kr.RunKernel(k.values) }, k.forks, err
+		return func() error { return kr.RunKernel(k.values) }, k.forks, k.valuesForks, err
 	}
 	fork, forks := k.fork, k.forks
 	if c.Role == result.Alternative && k.coarse != nil {
 		fork, forks = k.coarse, k.coarseForks
 	}
 	f, err := capability[contender.Forking](c, inst)
-	return func() error { return f.Fork(fork) }, forks, err
+	return func() error { return f.Fork(fork) }, forks, nil, err
 }
 
 // perProcs memoizes count for each GOMAXPROCS it is called at: a form

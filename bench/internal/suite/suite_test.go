@@ -2,6 +2,7 @@ package suite_test
 
 import (
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/weftrt/weft/bench/internal/result"
 	"github.com/weftrt/weft/bench/internal/runner"
 	"github.com/weftrt/weft/bench/internal/suite"
+	"github.com/weftrt/weft/scheduler"
 )
 
 // tiny are sizes that make every case take well under a millisecond, so
@@ -290,4 +292,40 @@ func loopForks(workload string, procs int) int {
 	var forks int
 	bench.LoopFork(countingForker{&forks}, n, func(int, int) float64 { return 0 })
 	return forks
+}
+
+// kernelInstance runs a weft kernel inline, with no worker.
+type kernelInstance struct{}
+
+func (kernelInstance) Close()                                    {}
+func (kernelInstance) RunKernel(k func(*scheduler.Worker)) error { k(nil); return nil }
+
+// TestKernelCountsItsOwnForks checks that a weft form that forks its own
+// way (par's loops cut the range by timing it, not as bench.LoopFork
+// does) has its CPU per fork divided by the forks it made in that run,
+// not by the fork form's count: before, the loops tables' weft-values
+// rows divided by LoopFork's forks, about a quarter of par's chunks.
+func TestKernelCountsItsOwnForks(t *testing.T) {
+	const forks = 9
+	values := contender.Contender{Name: "values", Role: result.Weft, Caps: contender.Kernel,
+		Start: func(int) (contender.Instance, error) { return kernelInstance{}, nil }}
+	cases := suite.CountedValues(forks).Cases(suite.Config{Sizes: tiny(), Contenders: []contender.Contender{values}, Workers: []int{1}})
+	require.Len(t, cases, 1)
+	rs, err := runner.Run(t.Context(), cases, runner.Options{Reps: 1})
+	require.NoError(t, err)
+	v := rs[0].Samples[0] // ns/op, cpu-ns/op, allocs/op, cpu-ns/fork
+	assert.InDelta(t, v[1], v[3]*forks, 1e-3, "CPU per fork divides by the run's own forks")
+}
+
+// TestLoopValuesCountChunks checks that the loops' weft form counts the
+// chunks par ran: a fork per chunk but one.
+func TestLoopValuesCountChunks(t *testing.T) {
+	p, err := scheduler.New(scheduler.WithWorkers(2))
+	require.NoError(t, err)
+	defer p.Close()
+	var calls atomic.Int64
+	values, forks := suite.LoopValues(1<<20, func(lo, hi int) float64 { calls.Add(1); return bench.Uniform(lo, hi) })
+	require.NoError(t, p.Run(t.Context(), values))
+	require.Greater(t, calls.Load(), int64(1), "par did not split a loop of a million indices")
+	assert.Equal(t, int(calls.Load())-1, forks())
 }
