@@ -60,7 +60,9 @@ type Config struct {
 
 	// OnError, if set, is told about what the source handles by itself:
 	// messages set aside (not tasks), hand-backs of messages that came
-	// outside a poll that failed. It must not block.
+	// outside a poll that failed, the failure of a keyed poll's pull that
+	// came after other pulls had brought tasks (see Source.Poll). It must
+	// not block.
 	OnError func(error)
 
 	// Partitions, when > 0, turns on keyed work (see the package doc,

@@ -204,7 +204,12 @@
 // connection to come back, then fails, and the worker backs off
 // (intake.Config.PollBackoff). The next poll binds to the consumer
 // afresh (no lock is held across that lookup, and it is bounded to a
-// second), creating it again if the server came back without it. Acks
+// second), creating it again if the server came back without it; so do
+// the partitions' consumers once a pull finds one gone (a 503 status:
+// deleted, or its stream made anew). A keyed poll that fails on one
+// consumer after others brought tasks returns those tasks, to run, and
+// reports the failure (Config.OnError): handed back, each would count a
+// delivery. Acks
 // that fail are counted (intake.Stats.SettleErrors); their tasks come back after
 // AckWait, and are run again: at least once. A connection closed for good
 // (nats.go gave up, say on rotated credentials) fails every poll with

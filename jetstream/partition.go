@@ -520,6 +520,13 @@ func (k *keyed) poll(ctx context.Context, n int) ([]intake.Task, error) {
 					k.unbind()
 				}
 				continue
+			case isNoResponders(err):
+				// No consumer answered: it was deleted (or its stream made
+				// anew) while no pull of it was in flight, so no 409 told.
+				// Bind again, making it again, before the next poll, or
+				// the partition's tasks would never be delivered while
+				// this worker lives.
+				k.unbind()
 			}
 			return tasks, err
 		}

@@ -267,6 +267,13 @@ func (e *statusError) Error() string {
 	return fmt.Sprintf("pull request: status %s: %s", e.status, e.description)
 }
 
+// isNoResponders reports whether err is the 503 status: no consumer
+// took the request (it does not exist).
+func isNoResponders(err error) bool {
+	var se *statusError
+	return errors.As(err, &se) && se.status == "503"
+}
+
 // isRequestOver reports whether err is a status that ends a request in an
 // orderly way (a 409, such as "Exceeded MaxWaiting").
 func isRequestOver(err error) bool {

@@ -228,7 +228,9 @@ func (s *Source) unbind(cons natsjs.Consumer) {
 // putting a key's tasks out of order. While the connection is down it
 // waits for it to come back, up to PollWait, so that polling resumes as
 // soon as it does; once the connection is closed for good it fails with
-// ErrConnClosed.
+// ErrConnClosed. A keyed sweep that fails on one consumer after others
+// brought tasks returns the tasks without the error, which goes to
+// Config.OnError.
 func (s *Source) Poll(ctx context.Context, n int) ([]intake.Task, error) {
 	if err := s.awaitConnection(ctx); err != nil {
 		return nil, err
@@ -242,7 +244,18 @@ func (s *Source) Poll(ctx context.Context, n int) ([]intake.Task, error) {
 			return nil, s.failed(nil, err)
 		}
 		tasks, err := s.keyed.poll(ctx, n)
-		return tasks, s.failed(cons, err)
+		err = s.failed(cons, err)
+		if err != nil && len(tasks) > 0 && ctx.Err() == nil {
+			// The sweep failed on one consumer after others brought
+			// tasks. Returned with the error, they would be handed back,
+			// and a keyed task's hand-back is a Nak, which counts a
+			// delivery: a consumer that fails every poll would push the
+			// other partitions' tasks to MaxDeliveries unrun. They run;
+			// the failure is reported, and the next poll asks again.
+			s.report(err)
+			err = nil
+		}
+		return tasks, err
 	}
 	msgs, err := s.puller.pull(ctx, n, s.cfg.PollWait)
 	tasks := make([]intake.Task, 0, len(msgs))
