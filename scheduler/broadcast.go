@@ -63,7 +63,20 @@ func (p *Pool) Broadcast(ctx context.Context, f func(*Worker)) error {
 	// One slot for the whole broadcast, used from when it is queued: its
 	// parts start on every worker at once. A supplier panic waits, like a
 	// part's, until every part is done and the slot is back.
+	//
+	// The mark runs on the caller's goroutine, and a supplier that calls
+	// runtime.Goexit in MarkSlotUsed ends it there: the deferred call
+	// still waits for the parts and gives the slot back, which the
+	// tracker counts as used, or it would be lost for good.
+	marked := false
+	defer func() {
+		if !marked {
+			b.done.Wait()
+			_ = p.door.finish(permit, core.Recovered(nil)) // nobody is left to take a panic of ReleaseSlot's
+		}
+	}()
 	started := p.door.start(permit)
+	marked = true
 	b.done.Wait()
 	core.Repanic(firstPanic(b.panic, started, p.door.finish(permit, firstPanic(b.panic, started))))
 	return nil
@@ -128,8 +141,8 @@ func (part *broadcastPart) RunJob(w *core.Worker) {
 }
 
 func (part *broadcastPart) finish(pan *Panic) {
+	part.b.pool.taskDone() // before the caller can be released: see runJob.finish
 	part.finishOwn(pan)
-	part.b.pool.taskDone()
 }
 
 // finishOwn records the part's panic and counts it done; for the part

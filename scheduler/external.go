@@ -105,6 +105,12 @@ func (j *runJob) RunJob(w *core.Worker) {
 
 // finish releases the slot and the caller, who re-raises the task's panic
 // or else the supplier's.
+//
+// The task stops being pending (taskDone) before its caller is released:
+// a caller that reads Stats().Pending once Run has returned must not see
+// its own task there still. Ending it first cannot let Close return too
+// early: Close waits for the workers' goroutines, and this one still sets
+// done before it can exit.
 func (j *runJob) finish(p *Panic) {
 	j.panic = p
 	if !j.slotless {
@@ -113,27 +119,38 @@ func (j *runJob) finish(p *Panic) {
 			if !released { // the supplier called runtime.Goexit in ReleaseSlot
 				j.panic = firstPanic(p, core.Recovered(nil))
 			}
-			j.done.Set()
 			j.pool.taskDone()
+			j.done.Set()
 		}()
 		j.panic = firstPanic(p, j.pool.door.finish(j.permit, p))
 		released = true
 		return
 	}
-	j.done.Set()
 	j.pool.taskDone()
+	j.done.Set()
 }
 
 func (j *runJob) abandon(err error) *Panic {
-	if j.slotless {
-		j.err = err
-	} else if pan := j.pool.door.neverUsed(j.permit); pan != nil {
-		j.panic = pan
-	} else {
+	// The release runs the supplier's ReleaseSlot on Shutdown's goroutine,
+	// and a runtime.Goexit there ends that goroutine: the deferred call
+	// still releases the caller (with ErrGoexit, as when the release fails
+	// on a worker) and ends the task, or Run and every later Close would
+	// wait for it forever.
+	released := j.slotless
+	defer func() {
+		if !released {
+			j.panic = core.Recovered(nil)
+		}
+		j.pool.taskDone() // before the caller is released: see finish
+		j.done.Set()
+	}()
+	if !j.slotless {
+		j.panic = j.pool.door.neverUsed(j.permit)
+		released = true
+	}
+	if j.panic == nil {
 		j.err = err
 	}
-	j.done.Set()
-	j.pool.taskDone()
 	return nil // the caller re-raises it
 }
 
@@ -225,7 +242,15 @@ func (j *spawnJob) finish(pan *Panic) {
 }
 
 func (j *spawnJob) abandon(error) *Panic {
+	// As in runJob.abandon: a Goexit in ReleaseSlot still ends the task.
+	released := false
+	defer func() {
+		if !released {
+			j.pool.taskDone()
+		}
+	}()
 	pan := j.pool.door.neverUsed(j.permit)
+	released = true
 	j.pool.taskDone()
 	if pan != nil && !j.pool.handlePanic(pan) {
 		return pan

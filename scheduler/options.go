@@ -44,13 +44,16 @@ func WithName(name string) Option {
 
 // WithStartHook sets a function each worker goroutine runs when it starts,
 // before it takes any work. Use it to set up per-worker state or to lock
-// the goroutine to a thread.
+// the goroutine to a thread. A goroutine that replaces one the hook ended
+// with runtime.Goexit (t.FailNow in a test's hook) starts without it:
+// run again, a hook that always fails would replace goroutines for ever.
 func WithStartHook(f func(worker int)) Option {
 	return func(c *config) { c.onStart = f }
 }
 
 // WithExitHook sets a function each worker goroutine runs just before it
-// exits, after its last job.
+// exits, after its last job. A runtime.Goexit in it ends only the hook:
+// the worker still exits (or is replaced) and Close still returns.
 func WithExitHook(f func(worker int)) Option {
 	return func(c *config) { c.onExit = f }
 }

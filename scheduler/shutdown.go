@@ -45,8 +45,11 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 		p.eng.Wait()
 		return nil
 	case <-ctx.Done():
-		p.abandonQueued()
+		// The workers are told to exit even when a supplier's panic
+		// comes out of the drop; it is re-raised after that.
+		pan := p.abandonQueued()
 		p.eng.Terminate()
+		core.Repanic(pan)
 		return ctx.Err()
 	}
 }
@@ -60,16 +63,20 @@ func (p *Pool) Close() {
 	_ = p.Shutdown(context.Background())
 }
 
-// abandonQueued drops the outside tasks still in the injector. A supplier
-// panic that no waiter or handler takes is re-raised once every task is
-// dropped, so that no Run caller is left waiting.
-func (p *Pool) abandonQueued() {
+// abandonQueued drops the outside tasks still in the injector. It returns
+// the first supplier panic that no waiter or handler takes, for Shutdown
+// to re-raise once every task is dropped, so that no Run caller is left
+// waiting.
+//
+// A supplier's runtime.Goexit in ReleaseSlot ends Shutdown's goroutine
+// here: the task being dropped still ends (see runJob.abandon), and the
+// workers, not yet told to exit, run the tasks still queued.
+func (p *Pool) abandonQueued() *Panic {
 	var first *Panic
 	for {
 		j := p.eng.TakeInjected()
 		if j == nil {
-			core.Repanic(first)
-			return
+			return first
 		}
 		first = firstPanic(first, j.Runner().(abandoner).abandon(ErrClosed))
 	}

@@ -15,7 +15,8 @@ type Stats struct {
 	// forks cost no shared-memory operation at all.
 	Published uint64
 	// Replaced counts worker goroutines started in place of one that a
-	// task ended with runtime.Goexit (see ErrGoexit).
+	// task (or the start hook, see WithStartHook) ended with
+	// runtime.Goexit (see ErrGoexit).
 	Replaced uint64
 	// Blocked counts Worker.Block calls: a stand-in goroutine ran the
 	// worker's loop while a task blocked.

@@ -51,7 +51,7 @@ func Start(cfg Config) (*Pool, error) {
 	}
 	p.exited.Add(len(p.workers))
 	for _, w := range p.workers {
-		go w.main()
+		go w.main(true)
 	}
 	return p, nil
 }

@@ -82,26 +82,39 @@ func (w *Worker) Index() int { return w.index }
 // Pool returns the pool the worker belongs to.
 func (w *Worker) Pool() *Pool { return w.pool }
 
-func (w *Worker) main() {
-	finished := false
+// main is the loop of w's goroutine. startHook says whether it runs
+// Config.OnStart: not in the goroutine that replaces one the start hook
+// itself ended with runtime.Goexit (see replace).
+func (w *Worker) main(startHook bool) {
+	// started: the start hook has returned, or was skipped. If it is
+	// false when the goroutine ends, the hook called runtime.Goexit.
+	finished, started := false, !startHook
 	defer func() {
 		w.goroutine.Store(0) // the runtime may reuse this goroutine's identity
+		// The exit hook is user code too and may call runtime.Goexit
+		// (t.FailNow, require.* in a test's hook), which would end this
+		// deferred call halfway: what must follow it runs in a deferred
+		// call of its own, or Pool.Wait (Close) would wait for this
+		// goroutine forever, or the worker would have no goroutine.
+		defer func() {
+			if !finished {
+				w.replace(started)
+				return
+			}
+			w.pool.exited.Done()
+		}()
 		if f := w.pool.cfg.OnExit; f != nil {
 			f(w.index)
 		}
-		if !finished {
-			w.replace()
-			return
-		}
-		w.pool.exited.Done()
 	}()
 	w.goroutine.Store(goroutine())
 	ctx := pprof.WithLabels(context.Background(), pprof.Labels(
 		"weft.pool", w.pool.cfg.Name, "weft.worker", strconv.Itoa(w.index)))
 	pprof.SetGoroutineLabels(ctx)
-	if f := w.pool.cfg.OnStart; f != nil {
+	if f := w.pool.cfg.OnStart; f != nil && startHook {
 		f(w.index)
 	}
+	started = true
 	w.WaitUntil(&w.term)
 	w.drainOnExit()
 	finished = true
@@ -114,10 +127,17 @@ func (w *Worker) main() {
 // mailbox and the sleep slot. It starts with a fresh frame stack: frames
 // of the unwound joins may still be referenced by thieves finishing their
 // halves, and must not be reused.
-func (w *Worker) replace() {
+//
+// The start hook can end the goroutine too (a Goexit in OnStart). Run
+// again, a hook that always does so would end every replacement before it
+// took any work, and the pool would start goroutines for ever, never
+// reaching its workers' loop, so that Close would never return. So
+// started is false when the goroutine ended inside the start hook, and
+// the replacement then does without it.
+func (w *Worker) replace(started bool) {
 	w.frames, w.depth, w.oldest = nil, 0, 0
 	w.replaced.Add(1)
-	go w.main()
+	go w.main(started)
 }
 
 // drainOnExit runs the Broadcast parts still addressed to the worker when

@@ -1,0 +1,240 @@
+package scheduler_test
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/slots"
+)
+
+// Once Run or Broadcast has returned, the task is finished, and
+// Stats().Pending must not count it. The worker used to release the
+// caller first and end the pending task after, so a caller that read
+// Stats at once often still saw it (under -race in about half the
+// rounds). Nothing but the order is at stake, so the test runs many
+// rounds and counts every round that saw its own task.
+func TestPendingIsZeroOnceTheCallReturns(t *testing.T) {
+	rounds := 2000
+	if testing.Short() {
+		rounds = 300
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		call func(p *scheduler.Pool)
+	}{
+		{"run", func(p *scheduler.Pool) { _ = p.Run(ctx, func(*scheduler.Worker) {}) }},
+		{"run from Block", func(p *scheduler.Pool) {
+			_ = p.Run(ctx, func(w *scheduler.Worker) {
+				w.Block(func() {
+					_ = p.Run(ctx, func(*scheduler.Worker) {})
+					assert.EqualValues(t, 1, p.Stats().Pending, "the slotless Run's task is still counted")
+				})
+			})
+		}},
+		{"broadcast", func(p *scheduler.Pool) { _ = p.Broadcast(ctx, func(*scheduler.Worker) {}) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := pool(t, scheduler.WithWorkers(2), scheduler.WithSupplier(slots.NewFixed(2)))
+			defer p.Close()
+			seen := 0
+			for range rounds {
+				tc.call(p)
+				if p.Stats().Pending != 0 {
+					seen++
+				}
+			}
+			require.Zero(t, seen, "rounds of %d where Stats().Pending counted a task whose call had returned", rounds)
+		})
+	}
+}
+
+// A supplier that calls runtime.Goexit in MarkSlotUsed for a Broadcast
+// from outside ends the caller's goroutine, where Broadcast marks its
+// slot. The slot, which the tracker already counts as used, was never
+// released: lost for good, so that a bounded pool admitted one task
+// fewer ever after. It must come back once the parts have run.
+func TestBroadcastMarkGoexitLosesNoSlot(t *testing.T) {
+	s := &goexitSupplier{}
+	p := pool(t, scheduler.WithWorkers(2), scheduler.WithSupplier(s))
+	s.onMark.Store(true)
+	var parts atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = p.Broadcast(context.Background(), func(*scheduler.Worker) { parts.Add(1) })
+		t.Error("Broadcast returned: the supplier's Goexit did not end its goroutine")
+	}()
+	hangGuard(t, "the Broadcast caller's goroutine ended by the supplier's Goexit", done)
+	assert.EqualValues(t, 2, parts.Load(), "the goroutine ended before every part had run")
+	st := p.Stats().Slots
+	assert.Zero(t, st.InUse, "slot lost")
+	assert.Zero(t, st.Reserved, "slot lost")
+	closed := make(chan struct{})
+	go func() { p.Close(); close(closed) }()
+	hangGuard(t, "Close after a Broadcast whose supplier called Goexit in MarkSlotUsed", closed)
+}
+
+// goexitOnDrop calls runtime.Goexit in ReleaseSlot, once, for a slot that
+// was never used: the release of a task that Shutdown drops.
+type goexitOnDrop struct {
+	slots.Unlimited
+	on atomic.Bool
+}
+
+func (s *goexitOnDrop) ReleaseSlot(r slots.ReleaseInfo) {
+	if !r.Used && s.on.CompareAndSwap(true, false) {
+		runtime.Goexit()
+	}
+}
+
+// A Shutdown whose deadline has passed drops the queued tasks, releasing
+// their slots on Shutdown's goroutine. A supplier's Goexit there ends that
+// goroutine; the task being dropped was then left pending and its Run
+// caller waiting, for ever, and every later Close waited for it too. The
+// caller must get ErrGoexit (as when the release fails on a worker), the
+// tasks still queued must run, and Close must return.
+func TestDropReleaseGoexitHangsNothing(t *testing.T) {
+	for _, kind := range []string{"run", "spawn"} {
+		t.Run(kind, func(t *testing.T) {
+			s := &goexitOnDrop{}
+			handled := make(chan *scheduler.Panic, 1)
+			p := pool(t, scheduler.WithWorkers(1), scheduler.WithSupplier(s),
+				scheduler.WithPanicHandler(func(pp *scheduler.Panic) { handled <- pp }))
+			ctx := context.Background()
+			hold, holding := make(chan struct{}), make(chan struct{})
+			first := make(chan error, 1)
+			go func() { first <- p.Run(ctx, func(*scheduler.Worker) { close(holding); <-hold }) }()
+			<-holding
+			// Queued behind the held worker: the one Shutdown drops first,
+			// and one after it.
+			dropped := make(chan any, 1)
+			if kind == "run" {
+				go func() { dropped <- catch(func() { _ = p.Run(ctx, func(*scheduler.Worker) {}) }) }()
+			} else {
+				require.NoError(t, p.Spawn(ctx, func(*scheduler.Worker) { t.Error("the dropped task ran") }))
+			}
+			for p.Stats().Pending != 2 {
+				runtime.Gosched()
+			}
+			later := make(chan error, 1)
+			go func() { later <- p.Run(ctx, func(*scheduler.Worker) {}) }()
+			for p.Stats().Pending != 3 {
+				runtime.Gosched()
+			}
+			s.on.Store(true)
+			shut := make(chan struct{})
+			go func() {
+				defer close(shut)
+				c, cancel := context.WithCancel(ctx)
+				cancel()
+				_ = p.Shutdown(c)
+				t.Error("Shutdown returned: the supplier's Goexit did not end its goroutine")
+			}()
+			<-shut
+			close(hold)
+			require.NoError(t, <-first)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if kind == "run" {
+					requireGoexitAsync(t, <-dropped)
+				}
+				assert.NoError(t, <-later, "a task queued after the dropped one")
+				p.Close()
+			}()
+			hangGuard(t, "Run caller or Close after a Goexit in the release of a dropped task", done)
+			assert.Zero(t, p.Stats().Pending)
+			assert.Zero(t, p.Stats().Slots.InUse)
+			assert.Zero(t, p.Stats().Slots.Reserved)
+			assert.Empty(t, handled, "the panic handler got the dropped task's Goexit in ReleaseSlot, which a worker does not give it either")
+		})
+	}
+}
+
+// requireGoexitAsync is requireGoexit for a goroutine other than the test's.
+func requireGoexitAsync(t *testing.T, v any) {
+	t.Helper()
+	p, ok := v.(*scheduler.Panic)
+	if assert.True(t, ok, "want a *scheduler.Panic, got %#v", v) {
+		assert.ErrorIs(t, p, scheduler.ErrGoexit)
+	}
+}
+
+// A Shutdown whose deadline has passed re-raises a supplier's panic in
+// the release of a dropped detached task that no handler takes. It
+// raised it before it told the workers to exit, so they ran on until a
+// Close; they must exit once their tasks return, as after any Shutdown
+// whose deadline passed.
+func TestShutdownPanicStillStopsWorkers(t *testing.T) {
+	s := &panicky{Supplier: slots.NewFixed(2)}
+	exited := make(chan int, 2)
+	p := pool(t, scheduler.WithWorkers(1), scheduler.WithSupplier(s),
+		scheduler.WithExitHook(func(i int) { exited <- i }))
+	ctx := context.Background()
+	hold, holding := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() { first <- p.Run(ctx, func(*scheduler.Worker) { close(holding); <-hold }) }()
+	<-holding
+	require.NoError(t, p.Spawn(ctx, func(*scheduler.Worker) {}))
+	s.onRelease.Store(true)
+	c, cancel := context.WithCancel(ctx)
+	cancel()
+	v := catch(func() { _ = p.Shutdown(c) })
+	require.IsType(t, &scheduler.Panic{}, v)
+	assert.Equal(t, "supplier: release", v.(*scheduler.Panic).Value)
+	s.onRelease.Store(false)
+	close(hold)
+	require.NoError(t, <-first)
+	gone := make(chan struct{})
+	go func() { <-exited; close(gone) }()
+	hangGuard(t, "the worker after a Shutdown that re-raised a supplier's panic", gone)
+	p.Close()
+}
+
+// The start and exit hooks are user code, and a runtime.Goexit in them
+// (t.FailNow, require.* in a test's hook) must hang nothing. A Goexit in
+// the exit hook ended the deferred call that was to count the worker
+// out, and Close waited for it forever; one in the start hook ended the
+// goroutine before its loop, the replacement ran the hook again, and so
+// on for ever: no task ran and Close never returned.
+func TestHookGoexitHangsNothing(t *testing.T) {
+	for _, which := range []string{"start", "exit", "both"} {
+		t.Run(which, func(t *testing.T) {
+			var starts, exits atomic.Int32
+			start := func(int) { // a hook that always fails: the worst case
+				starts.Add(1)
+				if which != "exit" {
+					runtime.Goexit()
+				}
+			}
+			exit := func(int) {
+				exits.Add(1)
+				if which != "start" {
+					runtime.Goexit()
+				}
+			}
+			p := pool(t, scheduler.WithWorkers(2), scheduler.WithStartHook(start), scheduler.WithExitHook(exit))
+			done := make(chan struct{})
+			var runs atomic.Int32
+			go func() {
+				defer close(done)
+				for range 10 {
+					assert.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) { runs.Add(1) }))
+				}
+				assert.NoError(t, p.Broadcast(context.Background(), func(*scheduler.Worker) { runs.Add(1) }))
+				p.Close()
+			}()
+			hangGuard(t, "Run, Broadcast and Close with a Goexit in the "+which+" hook", done)
+			assert.EqualValues(t, 12, runs.Load())
+			assert.Positive(t, starts.Load())
+			assert.GreaterOrEqual(t, exits.Load(), int32(2), "a worker goroutine ended without its exit hook")
+		})
+	}
+}
