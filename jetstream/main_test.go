@@ -15,7 +15,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		os.Exit(crashChild())
 	}
-	goleak.VerifyTestMain(m,
-		goleak.IgnoreAnyFunction("github.com/weftrt/weft/internal/core.(*Worker).main"),
-	)
+	goleak.VerifyTestMain(m)
 }

@@ -4,9 +4,16 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/weftrt/weft/scheduler"
 )
 
-// The default pool lives for the whole process, by design.
+// The default pool lives for the whole process, by design: it is started
+// here, before goleak takes note of the goroutines already running, so
+// that its workers are the only pool goroutines allowed to outlive the
+// tests. (Ignoring every worker goroutine instead would hide a leaked
+// worker of any other pool.)
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/weftrt/weft/internal/core.(*Worker).main"))
+	scheduler.Default()
+	goleak.VerifyTestMain(m, goleak.IgnoreCurrent())
 }
