@@ -71,8 +71,21 @@ func (s *Sleep) WakeWorker(i int) {
 func Handoff() { runtime.Gosched() }
 
 // WakeAll wakes every blocked worker, for example so that they see that the
-// pool is terminating.
-func (s *Sleep) WakeAll() { s.wakeAny(len(s.workers)) }
+// pool is terminating; the caller makes that condition visible first.
+//
+// Like NewJobs it first makes an even JEC odd (postJobs, an SC CAS on the
+// counters word). Waking the blocked workers alone would miss a worker
+// that announced sleepiness and then checked the condition, but has not
+// registered as sleeping yet: it is not blocked, and its registration CAS
+// would still find the JEC it saw. With the bump, such a worker's CAS
+// comes after it and fails, and it looks again; a worker whose CAS came
+// before it is counted sleeping and blocked under its mutex, where wake
+// finds it; one that announces after it looks at the condition before it
+// next tries to sleep.
+func (s *Sleep) WakeAll() {
+	s.counters.postJobs()
+	s.wakeAny(len(s.workers))
+}
 
 // wakeAny wakes up to n blocked workers, lowest index first, and returns
 // how many it woke.

@@ -101,6 +101,10 @@ run sleep MUTANT_REGISTER_BEFORE_LOCK safety "$STRANDED" -DMUTANT_REGISTER_BEFOR
 run sleep MUTANT_IDLE_COUNTS_SLEEPERS safety "$STRANDED" -DMUTANT_IDLE_COUNTS_SLEEPERS
 run sleep BUSY_JOBS   safety ok -DBUSY_JOBS      # a job may run for good
 run sleep MUTANT_NO_WORKFOUND_RECHECK safety "$STRANDED" -DBUSY_JOBS -DMUTANT_NO_WORKFOUND_RECHECK
+# latch sets inside the sleep protocol: a worker may leave its search on its latch
+run sleep LATCH_SET           safety ok -DLATCH_SET -DBUSY_JOBS -DNPUSH=1
+run sleep LATCH_SET-no-cycles cycles ok -DLATCH_SET -DBUSY_JOBS -DNPUSH=1
+run sleep MUTANT_LATCH_EXIT_NO_RECHECK safety "$STRANDED" -DLATCH_SET -DBUSY_JOBS -DNPUSH=1 -DMUTANT_LATCH_EXIT_NO_RECHECK
 
 # --- forks.pml ------------------------------------------------------------
 run forks correct   safety ok

@@ -24,14 +24,26 @@
  *    goroutine (injector) or a worker that pushes onto its own deque and
  *    then stays busy for an unbounded time (it does not search again in
  *    the model); either way only the NW other workers can run the job.
+ *    queueWasEmpty is computed as the callers do, in steps of their own:
+ *    Pool.Inject loads the injector's length before the push; Worker.Push
+ *    pushes, skips NewJobs if its own Quiet() load finds the pool quiet,
+ *    and then loads the deque's length (Len() <= 1).
  *  - NW workers loop: StartLooking (inactive++), search; on success
  *    WorkFound (inactive--) and run the job; otherwise NoWorkFound:
  *    up to R fruitless rounds (fewer when the search is crowded), each of
  *    which may miss the deque (it samples the deques), announce sleepy,
  *    one more round that sees every queue, then sleep.
- *  - Each worker's mutex, condvar and `blocked` flag as in latch.pml (the
- *    worker's latch stays Unset, so its CASes always succeed and are left
- *    out).
+ *  - WorkFound's look for jobs left behind calls NewJobs(1, false) with
+ *    its Quiet fast path (a load of its own) before postJobs.
+ *  - Each worker's mutex, condvar and `blocked` flag as in latch.pml. By
+ *    default the worker's latch stays Unset, so its CASes always succeed
+ *    and are left out. With LATCH_SET each worker has the latch.Core of
+ *    the wait it is in (lst), with the owner's CASes where sleep.go has
+ *    them (GetSleepy, FallAsleep under the mutex, WakeUp), a probe at the
+ *    top of each search (waitUntilCold's loop), and a Setter process that
+ *    sets NSET latches of workers of its choice and wakes the owner when
+ *    its swap found Sleeping: a worker can then leave the idle set without
+ *    a job, through the same WorkFound as a worker that found one.
  *
  * Properties
  *  (1) no stranded job: in every terminal state of the system the queues
@@ -48,6 +60,10 @@
  *      not counted as sleeping (asserts at each decrement).
  *
  * Switches
+ *  LATCH_SET       latch sets and the latch exit from the search (above);
+ *                  check.sh runs it with BUSY_JOBS and NPUSH=1 (NPUSH=2
+ *                  also verifies: 1.35e8 states, -DCOLLAPSE, 6.7 GB)
+ *  BUSY_JOBS       a worker that leaves the search may run for good
  *  RECHECK         add Rayon's injector re-check after the sleeper registered
  *                  as sleeping. sleep.go has no such re-check (the default
  *                  model is the code); spin shows the protocol is correct
@@ -67,6 +83,11 @@
  *                              its mutex                                     -> (1)
  *  MUTANT_IDLE_COUNTS_SLEEPERS NewJobs takes `inactive` for the awake idle
  *                              workers, forgetting that sleepers are in it   -> (1)
+ *  MUTANT_NO_WORKFOUND_RECHECK (BUSY_JOBS) WorkFound never looks for jobs
+ *                              left behind                                   -> (1)
+ *  MUTANT_LATCH_EXIT_NO_RECHECK (LATCH_SET, BUSY_JOBS) only a worker that
+ *                              found a job looks; one that leaves on its
+ *                              latch does not                                -> (1)
  */
 
 #ifndef NW
@@ -99,6 +120,18 @@ bool waiting[NW];
 bool signalled[NW];
 
 bool pusher_done = false;
+#ifdef LATCH_SET
+/* each worker's latch.Core for the wait it is in (latch.pml has the latch
+ * on its own); a fresh latch (UNSET) for each wait */
+#define UNSET    0
+#define SLEEPY   1
+#define SLEEPING 2
+#define SET      3
+byte lst[NW];
+#ifndef NSET
+#define NSET 1            /* latch sets, by the Setter */
+#endif
+#endif
 #ifdef BUSY_JOBS
 byte busy = 0;            /* workers running a job that never ends */
 #endif
@@ -147,7 +180,13 @@ inline wake_one() {
 	od
 }
 
-/* make one job visible, in the deque or the injector */
+/* make one job visible, in the deque or the injector, and work out
+ * NewJobs's queueWasEmpty the way the caller does: Pool.Inject loads the
+ * injector's length (IsEmpty) in a step of its own before the push;
+ * Worker.Push pushes, loads the counters (Quiet: a quiet pool skips
+ * NewJobs), and only then the deque's length (Len() <= 1, after thieves
+ * may have taken jobs). The mutant keeps the plain version. */
+#ifdef MUTANT_PUSH_BEFORE_JOB
 inline PUSH_JOB() {
 	if
 #ifndef PUSH_INJ_ONLY
@@ -158,6 +197,39 @@ inline PUSH_JOB() {
 #endif
 	fi
 }
+#else
+inline PUSH_JOB() {
+	if
+#ifndef PUSH_INJ_ONLY
+	:: dq++;
+	   atomic { quiet = (jec % 2 == 1 && sleeping == 0) };
+	   if
+	   :: !quiet -> was_empty = (dq <= 1)
+	   :: else -> skip
+	   fi
+#endif
+#ifndef PUSH_DQ_ONLY
+	:: was_empty = (inj == 0);
+	   inj++;
+	   quiet = false
+#endif
+	fi
+}
+#endif
+
+/* WakeUp: CAS Sleeping -> Unset, failing harmlessly if set */
+#ifdef LATCH_SET
+inline WAKE_UP_LATCH() {
+	atomic {
+		if
+		:: lst[me] == SLEEPING -> lst[me] = UNSET
+		:: else -> skip
+		fi
+	}
+}
+#else
+#define WAKE_UP_LATCH() skip
+#endif
 
 active [NW] proctype Worker()
 {
@@ -178,6 +250,21 @@ start:
 	atomic { inactive++ };
 	rounds = 0;
 search:
+#ifdef LATCH_SET
+	/* the loop head of waitUntilCold: for !l.Probe() */
+	if
+	:: lst[me] == SET ->
+		lst[me] = UNSET;      /* the next wait has a fresh latch */
+#ifdef MUTANT_LATCH_EXIT_NO_RECHECK
+		/* BUG: only a worker that found a job looks for jobs left behind */
+		atomic { assert(inactive > sleeping); inactive-- };
+		goto busy_or_not
+#else
+		goto leave
+#endif
+	:: else -> skip
+	fi;
+#endif
 	found = false;
 	if
 	:: atomic { if :: dq > 0 -> dq--; found = true :: else -> skip fi }
@@ -193,50 +280,7 @@ search:
 	:: else -> skip
 	fi;
 	if
-	:: found ->
-		/* WorkFound; the job itself posts nothing */
-#ifndef MUTANT_NO_WORKFOUND_RECHECK
-		/* the fix: the last awake idle worker to leave, while others
-		 * sleep, looks for jobs left behind (deques, then injector) and
-		 * wakes a sleeper for them, as NewJobs(1, false) would */
-		atomic { assert(inactive > sleeping); inactive--;
-		         c_sl = sleeping; c_idle = inactive - sleeping };
-		want = false;
-		if
-		:: c_sl > 0 && c_idle == 0 ->
-			if :: dq > 0 -> want = true :: else -> skip fi;
-			if :: !want && inj > 0 -> want = true :: else -> skip fi
-		:: else -> skip
-		fi;
-		if
-		:: want ->
-			atomic {
-				if
-				:: jec % 2 == 0 -> BUMP_JEC
-				:: else -> skip
-				fi;
-				c_sl = sleeping
-			};
-			if
-			:: c_sl > 0 -> wake_one()
-			:: else -> skip
-			fi
-		:: else -> skip
-		fi;
-#else
-		atomic { assert(inactive > sleeping); inactive-- };
-#endif
-#ifdef BUSY_JOBS
-		/* the job may run for an unbounded time (a long task that never
-		 * forks): this worker never searches again. At most NW-1 workers
-		 * do so, so that one worker is always left to run the rest. */
-		if
-		:: busy < NW - 1 -> atomic { busy++ };
-end_busy:		false
-		:: true -> skip
-		fi;
-#endif
-		goto start
+	:: found -> goto leave
 	:: else -> skip
 	fi;
 	/* NoWorkFound */
@@ -275,7 +319,34 @@ try_sleep:
 		};
 		lock(me);
 #else
+#ifdef LATCH_SET
+		/* GetSleepy: CAS Unset -> Sleepy; if set, the probe sees it */
+		atomic {
+			if
+			:: lst[me] == UNSET -> lst[me] = SLEEPY; ok = true
+			:: else -> ok = false
+			fi
+		};
+		if
+		:: !ok -> goto search
+		:: else -> skip
+		fi;
+#endif
 		lock(me);
+#ifdef LATCH_SET
+		/* FallAsleep: CAS Sleepy -> Sleeping under the mutex; if set,
+		 * unlock and start the search afresh (*idle = Idle{}) */
+		atomic {
+			if
+			:: lst[me] == SLEEPY -> lst[me] = SLEEPING; ok = true
+			:: else -> ok = false
+			fi
+		};
+		if
+		:: !ok -> unlock(me); rounds = 0; goto search
+		:: else -> skip
+		fi;
+#endif
 		/* registerSleeping: CAS on the whole word, JEC must equal seen */
 		atomic {
 #ifdef MUTANT_NO_JEC_CHECK
@@ -292,6 +363,7 @@ try_sleep:
 		if
 		:: !ok ->
 			/* a job was posted since we got sleepy: search, re-announce */
+			WAKE_UP_LATCH();
 			unlock(me);
 			rounds = R
 		:: else ->
@@ -315,11 +387,68 @@ end_parked:			atomic { signalled[me] -> signalled[me] = false };
 			:: else -> break
 			od;
 			/* the waker has already uncounted us */
+			WAKE_UP_LATCH();
 			unlock(me);
 			rounds = 0
 		fi
 	fi;
-	goto search
+	goto search;
+
+leave:
+	/* WorkFound (a job was found, or the latch is set); the job itself
+	 * posts nothing */
+#ifndef MUTANT_NO_WORKFOUND_RECHECK
+	/* the fix: the last awake idle worker to leave, while others
+	 * sleep, looks for jobs left behind (deques, then injector) and
+	 * wakes a sleeper for them, as NewJobs(1, false) would */
+	atomic { assert(inactive > sleeping); inactive--;
+	         c_sl = sleeping; c_idle = inactive - sleeping };
+	want = false;
+	if
+	:: c_sl > 0 && c_idle == 0 ->
+		if :: dq > 0 -> want = true :: else -> skip fi;
+		if :: !want && inj > 0 -> want = true :: else -> skip fi
+	:: else -> skip
+	fi;
+	if
+	:: want ->
+		/* NewJobs(1, false): its Quiet fast path is a load of
+		 * its own, before postJobs */
+		atomic { want = !(jec % 2 == 1 && sleeping == 0) };
+		if
+		:: want ->
+			atomic {
+				if
+				:: jec % 2 == 0 -> BUMP_JEC
+				:: else -> skip
+				fi;
+				c_sl = sleeping
+			};
+			if
+			:: c_sl > 0 -> wake_one()
+			:: else -> skip
+			fi
+		:: else -> skip
+		fi
+	:: else -> skip
+	fi;
+#else
+	atomic { assert(inactive > sleeping); inactive-- };
+#endif
+busy_or_not:
+#ifdef BUSY_JOBS
+	/* the job (or the task whose wait ended) may run for an unbounded time (a long task that never
+	 * forks): this worker never searches again. At most NW-1 workers
+	 * do so, so that one worker is always left to run the rest (the
+	 * test and the increment are one step: two workers that both passed
+	 * the test could otherwise leave nobody to run the jobs). */
+	if
+	:: atomic { busy < NW - 1 -> busy++ };
+end_busy:		false
+	:: true -> skip
+	fi;
+#endif
+	goto start
 }
 
 active proctype Pusher()
@@ -328,6 +457,7 @@ active proctype Pusher()
 	byte i = 0;
 	bool woke = false;
 	bool was_empty = false;
+	bool quiet = false;       /* Worker.Push's own Quiet() before NewJobs */
 	byte c_jec, c_in, c_sl;
 
 	do
@@ -336,9 +466,10 @@ active proctype Pusher()
 		/* make the job visible */
 		PUSH_JOB();
 #endif
-		/* NewJobs(1, was_empty) */
+		/* NewJobs(1, was_empty), unless Worker.Push found the pool quiet */
 		atomic { c_jec = jec; c_in = inactive; c_sl = sleeping };
 		if
+		:: quiet -> skip
 		:: c_jec % 2 == 1 && c_sl == 0 -> skip     /* fast path: one load */
 		:: else ->
 			/* postJobs: bump an even JEC; the word afterwards */
@@ -378,6 +509,29 @@ active proctype Pusher()
 	pusher_done = true
 }
 
+#ifdef LATCH_SET
+/* Owned.Set, NSET times, each on the latch of a worker chosen at will (a
+ * job finishing the other half of a join the worker waits for): swap in
+ * Set, and wake the owner (wake(i) in sleep/wake.go) only if it was
+ * Sleeping. */
+active proctype Setter()
+{
+	byte k = 0, w, old;
+	bool woke = false;
+	do
+	:: k < NSET ->
+		select (w : 0 .. NW - 1);
+		atomic { old = lst[w]; lst[w] = SET };
+		if
+		:: old == SLEEPING -> wake(w, woke)
+		:: else -> skip
+		fi;
+		k++
+	:: else -> break
+	od
+}
+#endif
+
 /* (1): whenever the whole system is stuck, no job may be left */
 active proctype Watchdog()
 {
@@ -391,8 +545,12 @@ active proctype CountersSane()
 {
 end:
 #ifndef MUTANT_NO_WORKFOUND_RECHECK
-	/* each job found may bump the JEC once more */
+	/* each job found, and each latch exit, may bump the JEC once more */
+#ifdef LATCH_SET
+	atomic { (sleeping > inactive || jec > 4 * NPUSH + 2 * NSET) -> assert(false) }
+#else
 	atomic { (sleeping > inactive || jec > 4 * NPUSH) -> assert(false) }
+#endif
 #else
 	atomic { (sleeping > inactive || jec > 2 * NPUSH) -> assert(false) }
 #endif
