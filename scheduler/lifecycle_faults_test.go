@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -237,4 +238,35 @@ func TestHookGoexitHangsNothing(t *testing.T) {
 			assert.GreaterOrEqual(t, exits.Load(), int32(2), "a worker goroutine ended without its exit hook")
 		})
 	}
+}
+
+// Close called from a worker's exit hook would wait for that worker's
+// goroutine, which runs the hook, forever. The hook used to run after the
+// worker had forgotten its goroutine, so the call was not recognized as
+// coming from the pool and hung silently; it must be refused as Close from
+// a task is. (Close from the start hook is refused the same way: the
+// worker knows its goroutine before the hook runs.)
+func TestCloseFromExitHookIsRefused(t *testing.T) {
+	var p *scheduler.Pool
+	got := make(chan any, 1)
+	var once atomic.Bool
+	p, err := scheduler.New(scheduler.WithWorkers(1), scheduler.WithExitHook(func(int) {
+		if !once.CompareAndSwap(false, true) {
+			return
+		}
+		defer func() { got <- recover() }()
+		p.Close()
+	}))
+	require.NoError(t, err)
+	closed := make(chan struct{})
+	go func() { p.Close(); close(closed) }()
+	select {
+	case v := <-got:
+		assert.Contains(t, v, "exit hook", "Close from the exit hook")
+	case <-closed:
+		t.Fatal("Close returned before the exit hook reported")
+	case <-time.After(20 * time.Second):
+		t.Fatal("hang: Close from the exit hook waits for the hook's own goroutine")
+	}
+	hangGuard(t, "Close after a refused Close in the exit hook", closed)
 }

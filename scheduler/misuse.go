@@ -27,7 +27,7 @@ func (p *Pool) checkStoppable(method string) {
 			"and lives as long as it; create your own pool with scheduler.New to control its lifetime")
 	}
 	if p.eng.InTask() {
-		panic("weft/scheduler: " + method + " called from a task of the pool it stops: it would wait " +
-			"for that task to finish, forever; call it from another goroutine (go pool." + method + "(...))")
+		panic("weft/scheduler: " + method + " called from a task of the pool it stops (a worker's start or exit hook " +
+			"counts as one): it would wait for that task to finish, forever; call it from another goroutine (go pool." + method + "(...))")
 	}
 }

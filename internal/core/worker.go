@@ -90,13 +90,18 @@ func (w *Worker) main(startHook bool) {
 	// false when the goroutine ends, the hook called runtime.Goexit.
 	finished, started := false, !startHook
 	defer func() {
-		w.goroutine.Store(0) // the runtime may reuse this goroutine's identity
 		// The exit hook is user code too and may call runtime.Goexit
 		// (t.FailNow, require.* in a test's hook), which would end this
 		// deferred call halfway: what must follow it runs in a deferred
 		// call of its own, or Pool.Wait (Close) would wait for this
 		// goroutine forever, or the worker would have no goroutine.
 		defer func() {
+			// Forgotten only after the exit hook: the hook is still w's,
+			// so that Close or Shutdown called from it is refused as from
+			// a task (it would wait for this goroutine), and Run runs
+			// inline. Before the goroutine ends, as the runtime may give
+			// its identity to a new one.
+			w.goroutine.Store(0)
 			if !finished {
 				w.replace(started)
 				return
