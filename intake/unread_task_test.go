@@ -18,16 +18,20 @@ import (
 // unreadableSource delivers a MemQueue's tasks with a Key (at "Key") or
 // a Deliveries (at "Deliveries") that always panics, or with goexit set
 // always calls runtime.Goexit. A task returned to the queue, however
-// delayed, is polled again as soon as it is ready. delivered counts the
-// deliveries.
+// delayed, is polled again as soon as it is ready, until it has been
+// delivered upTo times (0: no bound); delivered counts the deliveries.
 type unreadableSource struct {
 	q         *intake.MemQueue
 	at        string
 	goexit    bool
+	upTo      int64
 	delivered atomic.Int64
 }
 
 func (s *unreadableSource) Poll(ctx context.Context, n int) ([]intake.Task, error) {
+	if s.upTo > 0 && s.delivered.Load() >= s.upTo {
+		return nil, nil // its one task is out or back: answered empty
+	}
 	tasks, err := s.q.Poll(ctx, n)
 	for i, t := range tasks {
 		s.delivered.Add(1)
@@ -90,6 +94,13 @@ func TestUnreadableTaskIsBackedOffAndTerminated(t *testing.T) {
 			q := intake.NewMemQueue(intake.MemQueueConfig{})
 			q.Put([]byte("x"))
 			src := &unreadableSource{q: q, at: c.at, goexit: c.goexit}
+			if c.reason == "" {
+				// No end of its own: bounded by the source, so that
+				// Shutdown does not find it taken in and claim it first
+				// (after a Goexit it goes back from a goroutine the
+				// pollers do not wait for), handing it back without Backoff.
+				src.upTo = int64(len(c.backoffs))
+			}
 			var mu sync.Mutex
 			var backoffs []int
 			var reports, backoffReports counter
@@ -117,15 +128,16 @@ func TestUnreadableTaskIsBackedOffAndTerminated(t *testing.T) {
 				// No end to wait for: watch it come back, paced, a few
 				// times more than MaxDeliveries would allow.
 				want := int64(len(c.backoffs))
-				eventually(t, 10*time.Second, func() bool { return reports.Load() >= want }, "the task came back %d times", reports.Load())
+				eventually(t, 10*time.Second, func() bool { return w.Stats().HandedBack == uint64(want) },
+					"the task went back %d times (stats %+v)", want, w.Stats())
 				shutdownInTime(t, w)
 				require.Empty(t, q.Terminated(), "a task whose Deliveries fails was terminated")
-				got := reports.Load()
-				require.Equal(t, got, src.delivered.Load(), "reports to OnError of the task, one a delivery")
+				require.Equal(t, want, src.delivered.Load(), "deliveries")
+				require.Equal(t, want, reports.Load(), "reports to OnError of the task, one a delivery")
 				mu.Lock()
-				require.Equal(t, slices.Repeat([]int{1}, int(got)), backoffs, "Backoff calls")
+				require.Equal(t, slices.Repeat([]int{1}, int(want)), backoffs, "Backoff calls")
 				mu.Unlock()
-				requireFigures(t, w, figures{Received: uint64(got), HandedBack: uint64(got)})
+				requireFigures(t, w, figures{Received: uint64(want), HandedBack: uint64(want)})
 				return
 			}
 			// Far more deliveries than MaxDeliveries end the wait too: the
