@@ -78,11 +78,12 @@ func testCase(tr *counting, workers int) runner.Case {
 func TestWarmupThenReps(t *testing.T) {
 	tr := &counting{}
 	before := runtime.GOMAXPROCS(0)
-	rs, err := runner.Run(context.Background(), []runner.Case{testCase(tr, 1)}, runner.Options{Reps: 3, Warmup: 2})
+	workers := before + 1 // not what GOMAXPROCS already is, on any machine
+	rs, err := runner.Run(context.Background(), []runner.Case{testCase(tr, workers)}, runner.Options{Reps: 3, Warmup: 2})
 	require.NoError(t, err)
 	require.Len(t, rs, 1)
 	assert.Equal(t, [][]float64{{3}, {4}, {5}}, rs[0].Samples, "warm-up runs are not recorded")
-	assert.Equal(t, []int{1, 1, 1, 1, 1}, tr.procs, "GOMAXPROCS is the worker count while the case runs")
+	assert.Equal(t, []int{workers, workers, workers, workers, workers}, tr.procs, "GOMAXPROCS is the worker count while the case runs")
 	assert.Equal(t, before, runtime.GOMAXPROCS(0), "and restored after")
 	assert.True(t, tr.closed)
 	assert.Equal(t, 1, rs[0].Attempts)
