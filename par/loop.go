@@ -46,6 +46,7 @@ type loop[K kernel[R], R any] struct {
 	k       K
 	combine func(a, b R) R // nil when R carries nothing
 	grain   int
+	minLen  int // no half shorter than this is split off (MinLen)
 	stop    atomic.Bool
 	// ctx is the loop's context when it can be cancelled (else nil): a
 	// leaf also checks ctx.Done() itself, so that a cancellation stops new
@@ -71,7 +72,10 @@ type span[K kernel[R], R any] struct {
 // workers ask for ever leave the worker (see doc.go).
 func split[K kernel[R], R any](w *scheduler.Worker, s span[K, R]) R {
 	l := s.l
-	if s.hi-s.lo <= l.grain || l.stop.Load() {
+	// A range that halves into pieces shorter than MinLen is not split:
+	// the grain alone would cut a range of MinLen+1 elements into two of
+	// about MinLen/2, and MinLen sets the shortest chunk.
+	if n := s.hi - s.lo; n <= l.grain || n/2 < l.minLen || l.stop.Load() {
 		return l.leaf(w, s.lo, s.hi)
 	}
 	mid := s.lo + (s.hi-s.lo)/2
@@ -178,6 +182,7 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 			l = &loop[K, R]{k: k, combine: combine}
 		}
 		l.grain = cfg.grain(hi-lo, w.Pool().Workers(), perElem)
+		l.minLen = cfg.minLen
 		rest := split(w, span[K, R]{l, next, hi})
 		if next == lo {
 			r = rest

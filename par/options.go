@@ -19,11 +19,12 @@ type config struct {
 	setMin    bool
 }
 
-// MinLen sets the shortest chunk: a range of at most n elements is never
-// split, and a loop of at most n elements runs inline on the calling
-// worker. It also says the caller knows the work: the loop skips the
-// probe that times its first elements (see the package doc) and splits at
-// once, down to n elements or n / (64 × workers), whichever is longer.
+// MinLen sets the shortest chunk: a range is never split into halves
+// shorter than n elements (a range of fewer than 2n is not split), and a
+// loop of at most n elements runs inline on the calling worker. It also
+// says the caller knows the work: the loop skips the probe that times its
+// first elements (see the package doc) and splits at once, down to n
+// elements or n / (64 × workers), whichever is longer.
 // MinLen(1) says that every element is worth a fork of its own: even a
 // loop of two elements runs in parallel. Batches taken from an iter.Seq
 // hold n items. n < 1 means 1.
@@ -38,7 +39,8 @@ func MinLen(n int) Option {
 // MaxLen sets the longest chunk: ranges are split until they hold at most
 // n elements, whatever the loop's timing suggests. Use it when elements
 // are so uneven that a few chunks would hold most of the work. n < 1
-// means no bound. MinLen wins if the two disagree.
+// means no bound. MinLen wins if the two disagree (MinLen(4) and MaxLen(5)
+// leave a range of 6 whole).
 func MaxLen(n int) Option {
 	return func(c *config) { c.maxLen = max(n, 0) }
 }

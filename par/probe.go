@@ -1,6 +1,7 @@
 package par
 
 import (
+	"math"
 	"time"
 
 	"github.com/weftrt/weft/scheduler"
@@ -77,7 +78,11 @@ func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
 		if elapsed >= probeTime {
 			return r, lo, perElem
 		}
-		piece *= probeGrowth
+		// Bounded before it grows: over a range of more than 2^60
+		// elements whose chunks cost next to nothing (a closed form), the
+		// sixteenth growth would wrap piece to 0, and the probe would hand
+		// out empty chunks until its microsecond had passed.
+		piece = min(piece, math.MaxInt/probeGrowth) * probeGrowth
 	}
 	return r, hi, perElem
 }

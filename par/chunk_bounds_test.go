@@ -1,0 +1,78 @@
+package par_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftrt/weft/par"
+	"github.com/weftrt/weft/scheduler"
+)
+
+// TestMinLenBoundsChunks: MinLen sets the shortest chunk. The split cut a
+// range down to its grain only, so a range a little longer than MinLen
+// (MinLen(10) over 11 elements) was halved into chunks of 5 and 6.
+// MinLen skips the probe, so the chunks do not depend on timing.
+func TestMinLenBoundsChunks(t *testing.T) {
+	p, err := scheduler.New(scheduler.WithWorkers(4), scheduler.WithHeartbeat(time.Nanosecond))
+	require.NoError(t, err)
+	defer p.Close()
+	for _, m := range []int{2, 3, 10, 64} {
+		for _, n := range []int{m + 1, 2*m - 1, 2 * m, 3*m + 1, 1000, 4099} {
+			for _, maxLen := range []int{0, m, m + 1, 2 * m} {
+				name := fmt.Sprintf("MinLen(%d) MaxLen(%d) n=%d", m, maxLen, n)
+				opts := []par.Option{par.MinLen(m), par.MaxLen(maxLen)}
+				var short, covered atomic.Int64
+				check := func(lo, hi int) {
+					covered.Add(int64(hi - lo))
+					if hi-lo < m {
+						short.Add(1)
+					}
+				}
+				require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+					par.ForRange(w, 0, n, func(_ *scheduler.Worker, lo, hi int) { check(lo, hi) }, opts...)
+					_ = par.ReduceRange(w, 0, n, 0, func(_ *scheduler.Worker, lo, hi int) int { check(lo, hi); return 0 },
+						func(a, b int) int { return a + b }, opts...)
+				}))
+				_, err := par.ReduceRangeOn(context.Background(), p, 0, n, 0,
+					func(_ *scheduler.Worker, lo, hi int) int { check(lo, hi); return 0 },
+					func(a, b int) int { return a + b }, opts...)
+				require.NoError(t, err)
+				require.EqualValues(t, 3*n, covered.Load(), name)
+				require.Zero(t, short.Load(), "%s: chunks shorter than MinLen", name)
+			}
+		}
+	}
+}
+
+// TestProbeOverHugeRangeHandsOutNoEmptyChunk: the probe's piece grew 16
+// times per step with no bound, so over [0, MaxInt) with chunks that cost
+// next to nothing (a closed form) it wrapped to 0 after 2^60 and the probe
+// called the chunk on empty ranges until a microsecond had passed. MaxLen
+// keeps the probe from running the rest inline, which it otherwise does
+// before that point. Whether the old code got that far depends on the
+// machine's speed (16 pieces within a microsecond); the fixed code hands
+// out no empty chunk at any speed.
+func TestProbeOverHugeRangeHandsOutNoEmptyChunk(t *testing.T) {
+	p, err := scheduler.New(scheduler.WithWorkers(2))
+	require.NoError(t, err)
+	defer p.Close()
+	for range 20 {
+		var empty atomic.Int64
+		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+			s := par.ReduceRange(w, 0, math.MaxInt, 0, func(_ *scheduler.Worker, lo, hi int) int {
+				if hi <= lo {
+					empty.Add(1)
+				}
+				return hi - lo
+			}, func(a, b int) int { return a + b }, par.MaxLen(math.MaxInt/2))
+			require.Equal(t, math.MaxInt, s)
+		}))
+		require.Zero(t, empty.Load(), "empty chunks")
+	}
+}
