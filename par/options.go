@@ -37,8 +37,9 @@ func MinLen(n int) Option {
 }
 
 // MaxLen sets the longest chunk: ranges are split until they hold at most
-// n elements, whatever the loop's timing suggests. Use it when elements
-// are so uneven that a few chunks would hold most of the work. n < 1
+// n elements, whatever the loop's timing suggests, and ForEachSeq's
+// batches hold at most n items. Use it when elements are so uneven that a
+// few chunks would hold most of the work. n < 1
 // means no bound. MinLen wins if the two disagree (MinLen(4) and MaxLen(5)
 // leave a range of 6 whole).
 func MaxLen(n int) Option {

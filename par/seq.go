@@ -30,10 +30,11 @@ const batchesPerWorker = 2
 // ForEachSeq calls body for every item of seq, possibly in parallel, and
 // returns when all have returned. seq is pulled sequentially by the
 // calling worker, which cuts it into batches of MinLen items (16 unless
-// set) and hands each batch to the pool as a task; when enough batches
-// wait, it runs the next one itself. Items are visited in no particular
-// order. A panic stops the pulling and is re-raised, as a
-// *scheduler.Panic, after the running batches have returned.
+// set, and at most MaxLen) and hands each batch to the pool as a task;
+// when enough batches wait, it runs the next one itself. Items are
+// visited in no particular order. A panic stops the pulling and is
+// re-raised, as a *scheduler.Panic, after the running batches have
+// returned.
 func ForEachSeq[T any](w *scheduler.Worker, seq iter.Seq[T], body func(x T), opts ...Option) {
 	checkFunc(body == nil, "ForEachSeq", "body")
 	_ = ForEachSeqErr(context.Background(), w, seq, func(x T) error {
@@ -80,6 +81,15 @@ func ForEachSeqErr[T any](ctx context.Context, w *scheduler.Worker, seq iter.Seq
 	size := defaultBatch
 	if cfg.setMin {
 		size = cfg.minLen
+	}
+	// MaxLen bounds a batch as it bounds a chunk (MaxLen(1): a task per
+	// item, for items that each cost a lot and unevenly), and MinLen wins
+	// where the two disagree, as in the range loops.
+	if cfg.maxLen > 0 {
+		size = min(size, cfg.maxLen)
+	}
+	if cfg.setMin {
+		size = max(size, cfg.minLen)
 	}
 	limit := int64(batchesPerWorker * w.Pool().Workers())
 	return scope.Group(ctx, w, func(s *scope.Scope) error {

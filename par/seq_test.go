@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -102,4 +103,36 @@ func seqOf(n int) []int {
 		xs[i] = i
 	}
 	return xs
+}
+
+// TestForEachSeqMaxLenBoundsBatches: MaxLen bounds a batch of a sequence
+// as it bounds a chunk of a range. Items 0 and 1 wait for each other, so
+// they can only finish in batches of their own (MaxLen(1)); in one batch
+// of the default 16, item 0 would wait for item 1 behind it for good
+// (MaxLen used to be ignored here).
+func TestForEachSeqMaxLenBoundsBatches(t *testing.T) {
+	p, err := scheduler.New(scheduler.WithWorkers(2))
+	require.NoError(t, err)
+	defer p.Close()
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+		one := make(chan struct{})
+		var stuck atomic.Bool
+		par.ForEachSeq(w, slices.Values([]int{0, 1}), func(i int) {
+			if i == 1 {
+				close(one)
+				return
+			}
+			select {
+			case <-one:
+			case <-time.After(10 * time.Second): // bounds the failure; no timing is asserted
+				stuck.Store(true)
+			}
+		}, par.MaxLen(1))
+		assert.False(t, stuck.Load(), "items 0 and 1 ran in one batch: MaxLen(1) was ignored")
+
+		// With both set, every item is still visited once.
+		seen := make(visits, 64)
+		par.ForEachSeq(w, slices.Values(seqOf(64)), func(i int) { seen[i].Add(1) }, par.MaxLen(1), par.MinLen(8))
+		seen.requireOnce(t)
+	}))
 }
