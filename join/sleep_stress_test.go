@@ -44,13 +44,20 @@ func TestStressJoinsThroughSleep(t *testing.T) {
 				defer close(done)
 				var wg sync.WaitGroup
 				var ran atomic.Int64
+				allRan := make(chan struct{})
 				wg.Go(func() { // outside injections, some while trees run
 					for i := range outside {
-						if err := p.Spawn(context.Background(), func(*scheduler.Worker) { ran.Add(1) }); err != nil {
+						if err := p.Spawn(context.Background(), func(*scheduler.Worker) {
+							if ran.Add(1) == int64(outside) {
+								close(allRan)
+							}
+						}); err != nil {
 							fails.Add(1)
 						}
 						if i%16 == 0 {
-							time.Sleep(time.Duration(rand.IntN(40)) * time.Microsecond)
+							// A gap in the injections, for idle workers to
+							// fall asleep in before the next one wakes them.
+							spinFor(time.Duration(rand.IntN(40)) * time.Microsecond)
 						}
 					}
 				})
@@ -64,8 +71,8 @@ func TestStressJoinsThroughSleep(t *testing.T) {
 					}
 				}
 				wg.Wait()
-				for ran.Load() != int64(outside) { // the deadline below catches a lost one
-					time.Sleep(50 * time.Microsecond)
+				if fails.Load() == 0 {
+					<-allRan // the deadline below catches a lost one
 				}
 			}()
 			select {

@@ -105,7 +105,7 @@ func TestResourceBasedFailingSamplerFailsReservations(t *testing.T) {
 				require.Zero(t, s.State().Held)
 
 				smp.set(func(int) (slots.Usage, error) { return slots.Usage{}, nil })
-				time.Sleep(interval)
+				time.Sleep(interval) // on the bubble's clock: the next reading is due
 				p, err := s.ReserveSlot(ctx, noRC)
 				require.NoError(t, err, "a good reading ends the failure")
 				s.ReleaseSlot(slots.ReleaseInfo{Permit: p})
@@ -179,7 +179,7 @@ func TestResourceBasedSamplerFailingNowAndThenFailsNoReservation(t *testing.T) {
 
 			smp.set(func(int) (slots.Usage, error) { return slots.Usage{}, errRead })
 			ch := reserveAsync(context.Background(), s)
-			time.Sleep(10 * interval) // ten failed readings
+			time.Sleep(10 * interval) // ten failed readings, on the bubble's clock
 			requireBlocked(t, ch)
 			require.GreaterOrEqual(t, s.State().Skipped, uint64(3))
 			s.ReleaseSlot(slots.ReleaseInfo{Permit: p})
