@@ -32,9 +32,19 @@ func (t *Tracker) stamp(p Permit) *owner {
 		return t.token
 	}
 	o := &owner{t: t}
-	runtime.AddCleanup(o, reclaim, leakTicket{t: t, rec: p.rec, id: p.id})
+	runtime.AddCleanup(o, reclaimAside, leakTicket{t: t, rec: p.rec, id: p.id})
 	return o
 }
+
+// reclaimAside runs on the runtime's cleanup goroutine, which runs the
+// cleanups of the whole process one after another, and hands the reclaim
+// to a goroutine of its own. The reclaim calls the supplier's ReleaseSlot
+// and the hook: a Goexit there (t.FailNow in a test's supplier) would end
+// the cleanup goroutine, drop the cleanups queued behind it and stop every
+// later cleanup of the process, this Tracker's leak detection included;
+// and its wait for a MarkUsed in progress (toReleased) would hold them up.
+// A goroutine costs nothing while no permit leaks.
+func reclaimAside(k leakTicket) { go reclaim(k) }
 
 // reclaim runs after a permit's stamp was collected. A released permit is
 // no longer live and is left alone; a live one was leaked, and reclaim

@@ -2,6 +2,7 @@ package slots_test
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"testing"
 	"time"
@@ -85,4 +86,46 @@ func TestLeakDetectionCost(t *testing.T) {
 		_ = tr.Release(p, slots.TaskComplete())
 	})
 	require.LessOrEqual(t, allocs, 3.0)
+}
+
+// goexitOnLeak is a supplier whose ReleaseSlot calls runtime.Goexit (as
+// t.FailNow in a test's supplier does) for a leaked permit, after saying
+// so on exits.
+type goexitOnLeak struct {
+	slots.Unlimited
+	exits chan struct{}
+}
+
+func (s goexitOnLeak) ReleaseSlot(r slots.ReleaseInfo) {
+	if errors.Is(r.Reason.Err(), slots.ErrPermitLeaked) {
+		s.exits <- struct{}{}
+		runtime.Goexit()
+	}
+}
+
+// TestLeakReclaimGoexitStopsNoCleanups: a supplier that calls Goexit while
+// a leaked permit is released to it must end only the goroutine of that
+// release. Run on the runtime's cleanup goroutine, the reclaim ended it,
+// which dropped the cleanups queued behind it and stopped every later
+// cleanup of the process: after as many leaks as there are cleanup
+// goroutines (at most GOMAXPROCS), no further leak was reclaimed or
+// reported, through any Tracker.
+func TestLeakReclaimGoexitStopsNoCleanups(t *testing.T) {
+	s := goexitOnLeak{exits: make(chan struct{}, 1)}
+	tr := slots.NewTracker(s, slots.WithLeakHook(func(slots.Leak) {}))
+	n := runtime.GOMAXPROCS(0) + 1
+	for i := range n {
+		leakOne(t, tr)
+		_, ok := collectUntil(t, s.exits)
+		require.True(t, ok, "leak %d of %d was never reclaimed: the cleanups stopped", i+1, n)
+	}
+	require.Equal(t, uint64(n), tr.Stats().Leaked)
+
+	// Leak detection of another Tracker still works.
+	leaks := make(chan slots.Leak, 1)
+	other := slots.NewTracker(slots.NewFixed(1), slots.WithLeakHook(func(l slots.Leak) { leaks <- l }))
+	id := leakOne(t, other)
+	l, ok := collectUntil(t, leaks)
+	require.True(t, ok, "a leak of another Tracker was never reported")
+	require.Equal(t, id, l.Permit)
 }

@@ -62,7 +62,10 @@ type TrackerOption func(*Tracker)
 // WithLeakHook turns on leak detection: a permit that becomes unreachable
 // without having been released is released to the supplier with reason
 // TaskFailed(ErrPermitLeaked), and then f is called with what is known of
-// it. f runs on the runtime's cleanup goroutine and must not block.
+// it. The release and f run on a goroutine of their own, started from the
+// runtime's cleanup goroutine, so that a supplier or an f that calls
+// runtime.Goexit ends only that goroutine, not the process's cleanups;
+// a panic there crashes the program, as in any goroutine of its own.
 //
 // Detection costs three small allocations per permit (a stamp object that
 // every copy of the permit points at, and runtime.AddCleanup's record and
