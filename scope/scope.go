@@ -27,7 +27,8 @@ type state struct {
 	done  latch.Owned // set by count; owned by the worker that waits
 	// panic is the first task panic; CompareAndSwap from nil keeps the
 	// first, and every store happens before the task's count.Done, so
-	// before the waiter sees done set.
+	// before the waiter sees done set. In a Group, only the panic whose
+	// swap succeeded cancels ctx (see recordPanic).
 	panic atomic.Pointer[scheduler.Panic]
 
 	// Group only (ctx is nil for Run).
@@ -102,13 +103,15 @@ func (st *state) finish(w *scheduler.Worker, bodyPanic *scheduler.Panic) {
 
 // recordPanic keeps the first panic and, in a Group, cancels the context
 // with it as the cause: sibling tasks that watch ctx.Done() stop instead
-// of waiting for work that will never come.
+// of waiting for work that will never come. Only the panic that won the
+// CompareAndSwap cancels, as only the first error does (errOnce): a later
+// panic that cancelled in the gap between the first one's swap and its
+// cancel would become the context's cause while Group raises the first.
 func (st *state) recordPanic(p *scheduler.Panic) {
 	if p == nil {
 		return
 	}
-	st.panic.CompareAndSwap(nil, p)
-	if st.cancel != nil {
+	if st.panic.CompareAndSwap(nil, p) && st.cancel != nil {
 		st.cancel(p)
 	}
 }
