@@ -114,7 +114,11 @@
 // a task that comes back from a poll, or that the pool starts, while the
 // worker is paused is returned to the source unrun (Nack with no delay,
 // or HandBack for a task that is a HandBacker, so that the return does
-// not count as a delivery).
+// not count as a delivery). Once one task of a poll has gone back so, the
+// poll's tasks not yet dispatched go back too, even if the worker has
+// resumed since, whether it was paused with Pause or through its
+// Pauseable directly: a later task of the key must not run before the
+// one handed back.
 // A paused worker therefore starts no task; the tasks running go on.
 //
 // Shutdown stops polling the same way, returns the tasks that have not

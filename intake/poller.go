@@ -263,7 +263,7 @@ func (w *Worker) take(st *poller) {
 		for b.next < len(b.tasks) {
 			i := b.next
 			b.next++
-			if r := w.admit(b.tasks[i], b.permits[i]); r != nil {
+			if r := w.admit(b.tasks[i], b.permits[i], b.ep); r != nil {
 				w.handBack(r)
 			}
 		}
@@ -277,8 +277,8 @@ func (w *Worker) take(st *poller) {
 		for b.next < len(b.tasks) {
 			i := b.next
 			b.next++
-			if r := w.admit(b.tasks[i], b.permits[i]); r != nil {
-				w.dispatch(r, b.ep)
+			if r := w.admit(b.tasks[i], b.permits[i], b.ep); r != nil {
+				w.dispatch(r)
 			}
 		}
 	}

@@ -24,7 +24,8 @@ const (
 // and not yet settled.
 type inflight struct {
 	task   Task
-	key    string // the task's key (Keyed), "" if none; set by admit
+	key    string     // the task's key (Keyed), "" if none; set by admit
+	ep     *pollEpoch // the epoch of the poll that brought it (see dispatch)
 	permit slots.Permit
 	state  atomic.Int32
 	// deliveries is the task's Deliveries, set by admit; an int32, in

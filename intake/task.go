@@ -14,11 +14,11 @@ import (
 	"github.com/weftrt/weft/slots"
 )
 
-// admit records a polled task with the permit reserved for it. It
-// returns nil for a task whose Deliveries or Key failed: that task does
-// not run (see describe).
-func (w *Worker) admit(t Task, p slots.Permit) *inflight {
-	r := &inflight{task: t, permit: p, delivered: time.Now()}
+// admit records a polled task with the permit reserved for it and the
+// epoch of its poll. It returns nil for a task whose Deliveries or Key
+// failed: that task does not run (see describe).
+func (w *Worker) admit(t Task, p slots.Permit, ep *pollEpoch) *inflight {
+	r := &inflight{task: t, permit: p, ep: ep, delivered: time.Now()}
 	r.lastBeat.Store(r.delivered.UnixNano())
 	w.registry.add(r)
 	w.counts.received.Add(1)
@@ -115,14 +115,16 @@ func (w *Worker) nackUnrun(r *inflight, delay time.Duration) {
 }
 
 // dispatch hands a polled task to the pool, or settles it at once if it
-// must not run. ep is the epoch of the poll that brought r: a Pause since
-// the poll began ended it, and then none of the poll's tasks runs, even
-// if a Resume has come since (it may come while an earlier task of the
-// poll is being handed back, and a later task of its key must not run
+// must not run. r.ep is the epoch of the poll that brought r: a pause
+// since the poll began ended it, and then none of the poll's tasks runs,
+// even if a Resume has come since (it may come while an earlier task of
+// the poll is being handed back, and a later task of its key must not run
 // before it). halted is read first: a Resume that ends the pause seen
-// there comes after the Pause cancelled ep.
-func (w *Worker) dispatch(r *inflight, ep *pollEpoch) {
-	if w.halted() || ep.ctx.Err() != nil {
+// there comes after the Pause cancelled the epoch, or after haltedBack
+// did.
+func (w *Worker) dispatch(r *inflight) {
+	if w.halted() || r.ep.ctx.Err() != nil {
+		w.haltedBack(r.ep)
 		w.handBack(r)
 		return
 	}
@@ -138,6 +140,29 @@ func (w *Worker) dispatch(r *inflight, ep *pollEpoch) {
 		return // it runs after the task of its key before it (run)
 	}
 	w.spawn(r)
+}
+
+// haltedBack ends ep, the epoch of a poll one of whose tasks is about to
+// go back unrun because the worker is halted, if no Pause has ended it:
+// the supplier was paused directly (a Pauseable shared with others), not
+// with Worker.Pause, or the task saw the pause before Pause ended the
+// epoch. Then a Resume may come before the poll's later tasks are
+// dispatched or started, and with the epoch still live one of them could
+// run before the task handed back, which its source delivers again. It
+// is called before the hand-back, so that every task of the poll not yet
+// dispatched by then sees the epoch ended (dispatch). Like a Pause,
+// it ends the polls in flight of that epoch: tasks they bring would go
+// back too.
+func (w *Worker) haltedBack(ep *pollEpoch) {
+	if ep.ctx.Err() != nil {
+		return // ended by a Pause (which began the next epoch) or a stop
+	}
+	w.epochMu.Lock()
+	defer w.epochMu.Unlock()
+	ep.cancel(slots.ErrPaused)
+	if w.epoch == ep {
+		w.epoch = newPollEpoch(w.pollCtx)
+	}
 }
 
 // spawn queues r on the pool. The pool's door admits freely by default;
@@ -227,6 +252,7 @@ func (w *Worker) runOne(r *inflight, sw *scheduler.Worker) (next *inflight) {
 	// Halted, r goes back with its line; if a Shutdown handed r back
 	// while it waited, its line goes back (handBackLine passes over r).
 	if w.halted() || !r.state.CompareAndSwap(taskQueued, taskRunning) {
+		w.haltedBack(r.ep) // before r goes back: see haltedBack
 		w.handBackLine(r)
 		return nil
 	}

@@ -1,0 +1,139 @@
+package intake_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/weftrt/weft/intake"
+	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/slots"
+)
+
+// directPausingSource answers its first poll with its tasks, pausing the
+// worker's Pauseable supplier itself (not Worker.Pause) while the poll is
+// out: as another user of a shared Pauseable would.
+type directPausingSource struct {
+	p     *slots.Pauseable
+	tasks []intake.Task
+	done  bool
+}
+
+func (s *directPausingSource) Poll(ctx context.Context, n int) ([]intake.Task, error) {
+	if s.done { // only one poller
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	s.done = true
+	s.p.Pause(slots.PauseOptions{})
+	return s.tasks, nil
+}
+
+// The package documents that pausing the worker's Pauseable directly has
+// Worker.Pause's effect, but for the polls in flight. A and B of one key
+// come back from one poll while the supplier is paused so: A is handed
+// back, and a Resume of the supplier right then (while A's return is on
+// its way) must not let B run before A, which the source delivers again.
+// Before, only Worker.Pause ended the poll's epoch, so B ran.
+func TestDirectPauseBatchHandBackKeepsKeyOrder(t *testing.T) {
+	log := &eventLog{}
+	p := slots.NewPauseable(slots.NewFixed(4))
+	a := &lineTask{id: "A", key: "k", log: log, onNack: p.Resume}
+	b := &lineTask{id: "B", key: "k", log: log}
+	src := &directPausingSource{p: p, tasks: []intake.Task{a, b}}
+	w := newWorker(t, intake.Config{
+		Source:     src,
+		Supplier:   p,
+		Pool:       newPool(t, 2),
+		MaxBatch:   4,
+		MinPollers: 1, MaxPollers: 1,
+		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+			log.add("run " + task.ID())
+			return nil
+		},
+	})
+	eventually(t, 10*time.Second, func() bool {
+		ev := log.get()
+		return slices.Contains(ev, "ack B") || slices.Contains(ev, "returned B")
+	}, "B settled")
+	require.NoError(t, w.Shutdown(context.Background()))
+	require.Equal(t, []string{"returned A", "returned B"}, log.get(), "B ran while A, before it, was handed back")
+}
+
+// hookKeyTask is a lineTask whose Key runs a hook first: the worker reads
+// a task's Key as it takes the task in, after it has dispatched the
+// tasks before it in the poll, so the hook runs between two dispatches.
+type hookKeyTask struct {
+	lineTask
+	onKey func()
+}
+
+func (h *hookKeyTask) Key() string {
+	h.onKey()
+	return h.key
+}
+
+// A and B of one key come back from one poll: A is dispatched to the
+// pool; before B is taken in, the worker is paused (directly, through its
+// Pauseable, or with Worker.Pause), the pool starts A, which goes back
+// unrun, and the worker resumes. B must not run before A, which the
+// source delivers again: A's return ends its poll's epoch, whoever
+// paused. Before, a direct pause left the epoch live and B ran.
+func TestPauseBetweenDispatchesKeepsKeyOrder(t *testing.T) {
+	for _, direct := range []bool{true, false} {
+		name := "Worker.Pause"
+		if direct {
+			name = "Pauseable.Pause"
+		}
+		t.Run(name, func(t *testing.T) {
+			log := &eventLog{}
+			p := slots.NewPauseable(slots.NewFixed(4))
+			// The pool's one worker is busy until the pause: A waits in
+			// the pool's queue, and starts only once the worker is paused.
+			pool := newPool(t, 1)
+			gate, busy := make(chan struct{}), make(chan struct{})
+			require.NoError(t, pool.Spawn(context.Background(), func(*scheduler.Worker) {
+				close(busy)
+				<-gate
+			}))
+			<-busy
+			var w *intake.Worker
+			made := make(chan struct{}) // w is set
+			pause, resume := func() { <-made; w.Pause() }, func() { w.Resume() }
+			if direct {
+				pause, resume = func() { p.Pause(slots.PauseOptions{}) }, p.Resume
+			}
+			aBack := make(chan struct{})
+			a := &lineTask{id: "A", key: "k", log: log, onNack: func() { close(aBack) }}
+			b := &hookKeyTask{lineTask: lineTask{id: "B", key: "k", log: log}, onKey: func() {
+				pause()
+				close(gate)
+				<-aBack // the pool started A while paused, and A went back
+				resume()
+			}}
+			src := &instantSource{valve: 1 << 40}
+			src.put(a)
+			src.put(b)
+			w = newWorker(t, intake.Config{
+				Source:     src,
+				Supplier:   p,
+				Pool:       pool,
+				MaxBatch:   4,
+				MinPollers: 1, MaxPollers: 1,
+				Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+					log.add("run " + task.ID())
+					return nil
+				},
+			})
+			close(made)
+			eventually(t, 10*time.Second, func() bool {
+				ev := log.get()
+				return slices.Contains(ev, "ack B") || slices.Contains(ev, "returned B")
+			}, "B settled")
+			require.NoError(t, w.Shutdown(context.Background()))
+			require.Equal(t, []string{"returned A", "returned B"}, log.get(), "B ran while A, before it, was handed back")
+		})
+	}
+}
