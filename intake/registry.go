@@ -23,11 +23,14 @@ const (
 // inflight is a task the worker holds: polled, with its slot's permit,
 // and not yet settled.
 type inflight struct {
-	task   Task
-	key    string     // the task's key (Keyed), "" if none; set by admit
-	ep     *pollEpoch // the epoch of the poll that brought it (see dispatch)
-	permit slots.Permit
-	state  atomic.Int32
+	task Task
+	key  string     // the task's key (Keyed), "" if none; set by admit
+	ep   *pollEpoch // the epoch of the poll that brought it (see dispatch)
+	// unmarked says the supplier failed marking r's slot, so r went back
+	// unrun (markUsed). Only the goroutine running r touches it.
+	unmarked bool
+	permit   slots.Permit
+	state    atomic.Int32
 	// deliveries is the task's Deliveries, set by admit; an int32, in
 	// state's padding, so that the record is no bigger.
 	deliveries int32

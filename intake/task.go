@@ -262,15 +262,24 @@ func (w *Worker) runOne(r *inflight, sw *scheduler.Worker) (next *inflight) {
 		// the key's next task cannot go on here: the pool gets it. From
 		// a goroutine of its own: this task holds its slot of the pool's
 		// door until it has ended, after this, so a bounded door could
-		// have Spawn here wait for that very slot.
+		// have Spawn here wait for that very slot. A Goexit in the
+		// supplier's MarkSlotUsed returned r unrun: its line goes back.
 		if !returned {
-			if n := w.nextOfKey(r); n != nil {
+			if r.unmarked {
+				go w.handBackLine(r)
+			} else if n := w.nextOfKey(r); n != nil {
 				go w.spawn(n)
 			}
 		}
 	}()
 	w.runHandler(r, sw)
 	returned = true
+	if r.unmarked {
+		// r went back unrun (see markUsed), and the source delivers it
+		// again: the tasks of its key behind it must not run before it.
+		w.handBackLine(r) // passes over r, already claimed
+		return nil
+	}
 	return w.nextOfKey(r)
 }
 
@@ -309,6 +318,7 @@ func (w *Worker) markUsed(r *inflight) (run bool) {
 			return
 		}
 		pan := core.Recovered(recover()) // ErrGoexit when Goexit unwinds
+		r.unmarked = true
 		w.report(taskErr("the supplier failed marking the slot of", r.task, pan))
 		r.state.Store(taskSettling)
 		w.giveBack(r, slots.TaskFailed(pan))
