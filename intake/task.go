@@ -143,7 +143,8 @@ func (w *Worker) dispatch(r *inflight) {
 }
 
 // haltedBack ends ep, the epoch of a poll one of whose tasks is about to
-// go back unrun because the worker is halted, if no Pause has ended it:
+// go back unrun because the worker is halted (or because the supplier
+// failed marking its slot: see markUsed), if no Pause has ended it:
 // the supplier was paused directly (a Pauseable shared with others), not
 // with Worker.Pause, or the task saw the pause before Pause ended the
 // epoch. Then a Resume may come before the poll's later tasks are
@@ -321,6 +322,11 @@ func (w *Worker) markUsed(r *inflight) (run bool) {
 		r.unmarked = true
 		w.report(taskErr("the supplier failed marking the slot of", r.task, pan))
 		r.state.Store(taskSettling)
+		// Tasks of r's key waiting behind it go back with it (runOne);
+		// one of its poll not yet dispatched must too, or it would start a
+		// line of its own and run first: end the poll's epoch, as a
+		// pause does, before r goes back.
+		w.haltedBack(r.ep)
 		w.giveBack(r, slots.TaskFailed(pan))
 	}()
 	err := w.tracker.MarkUsed(r.permit, slots.TaskInfo{Kind: w.cfg.Kind, Data: r.task})
