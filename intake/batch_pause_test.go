@@ -2,11 +2,8 @@ package intake_test
 
 import (
 	"context"
-	"slices"
 	"testing"
-	"time"
 
-	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
@@ -55,11 +52,5 @@ func TestResumeDuringBatchHandBackKeepsKeyOrder(t *testing.T) {
 		},
 	})
 	close(src.start)
-	eventually(t, 10*time.Second, func() bool {
-		ev := log.get()
-		return slices.Contains(ev, "ack B") || slices.Contains(ev, "returned B")
-	}, "B settled")
-	require.NoError(t, w.Shutdown(context.Background()))
-	ev := log.get()
-	require.Equal(t, []string{"returned A", "returned B"}, ev, "B ran while A, before it, was handed back")
+	requireBothReturned(t, w, log, "B ran while A, before it, was handed back")
 }

@@ -2,9 +2,7 @@ package intake_test
 
 import (
 	"context"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
@@ -54,12 +52,7 @@ func TestDirectPauseBatchHandBackKeepsKeyOrder(t *testing.T) {
 			return nil
 		},
 	})
-	eventually(t, 10*time.Second, func() bool {
-		ev := log.get()
-		return slices.Contains(ev, "ack B") || slices.Contains(ev, "returned B")
-	}, "B settled")
-	require.NoError(t, w.Shutdown(context.Background()))
-	require.Equal(t, []string{"returned A", "returned B"}, log.get(), "B ran while A, before it, was handed back")
+	requireBothReturned(t, w, log, "B ran while A, before it, was handed back")
 }
 
 // hookKeyTask is a lineTask whose Key runs a hook first: the worker reads
@@ -128,12 +121,7 @@ func TestPauseBetweenDispatchesKeepsKeyOrder(t *testing.T) {
 				},
 			})
 			close(made)
-			eventually(t, 10*time.Second, func() bool {
-				ev := log.get()
-				return slices.Contains(ev, "ack B") || slices.Contains(ev, "returned B")
-			}, "B settled")
-			require.NoError(t, w.Shutdown(context.Background()))
-			require.Equal(t, []string{"returned A", "returned B"}, log.get(), "B ran while A, before it, was handed back")
+			requireBothReturned(t, w, log, "B ran while A, before it, was handed back")
 		})
 	}
 }

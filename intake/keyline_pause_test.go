@@ -100,3 +100,16 @@ func TestPauseHandsBackTheWholeKeyLine(t *testing.T) {
 	ev = slices.DeleteFunc(ev, func(e string) bool { return e == "ack H" }) // settled on its own goroutine
 	require.Equal(t, []string{"run H", "returned A", "returned B"}, ev)
 }
+
+// requireBothReturned waits until B has settled, shuts w down, and
+// requires that A and then B went back unrun: B, of A's key and behind it,
+// must not run while A is out to be delivered again.
+func requireBothReturned(t *testing.T, w *intake.Worker, log *eventLog, why string) {
+	t.Helper()
+	eventually(t, 10*time.Second, func() bool {
+		ev := log.get()
+		return slices.Contains(ev, "ack B") || slices.Contains(ev, "returned B")
+	}, "B settled")
+	require.NoError(t, w.Shutdown(context.Background()))
+	require.Equal(t, []string{"returned A", "returned B"}, log.get(), why)
+}

@@ -2,9 +2,7 @@ package intake_test
 
 import (
 	"context"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -66,12 +64,7 @@ func TestMarkFaultHandsBackTheKeysLine(t *testing.T) {
 					return nil
 				},
 			})
-			eventually(t, 10*time.Second, func() bool {
-				ev := log.get()
-				return slices.Contains(ev, "ack B") || slices.Contains(ev, "returned B")
-			}, "B settled")
-			require.NoError(t, w.Shutdown(context.Background()))
-			require.Equal(t, []string{"returned A", "returned B"}, log.get(), "B ran while A, before it, went back unrun")
+			requireBothReturned(t, w, log, "B ran while A, before it, went back unrun")
 		})
 	}
 }
