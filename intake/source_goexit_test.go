@@ -609,53 +609,51 @@ func testSourceFaults(t *testing.T, panics bool) {
 	// The pause after a failed poll, after an empty one, and after a
 	// failed reservation: it is taken (with the default backoff), the
 	// user's function is not called again for it, and the poller goes on.
-	t.Run("PollBackoff", func(t *testing.T) {
-		g := newGoexitCase(2, 0, "")
-		var calls backoffCalls
-		w := newWorker(t, intake.Config{
-			Source:   &seqSource{answers: []answer{{err: errPoll}, {tasks: g.list(false)}}},
-			Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
-			MaxPollers: 1, OnError: g.onError(t), PollBackoff: calls.backoff(g.trap), Handler: nop,
+	for _, c := range []struct {
+		name     string
+		source   func(g *goexitCase) intake.Source
+		supplier func() slots.Supplier
+		set      func(cfg *intake.Config, b intake.Backoff)
+		paused   func(intake.Stats) uint64 // the stat that counts the pause's cause, if any
+	}{
+		{"PollBackoff",
+			func(g *goexitCase) intake.Source {
+				return &seqSource{answers: []answer{{err: errPoll}, {tasks: g.list(false)}}}
+			},
+			func() slots.Supplier { return slots.NewFixed(2) },
+			func(cfg *intake.Config, b intake.Backoff) { cfg.PollBackoff = b },
+			func(s intake.Stats) uint64 { return s.PollErrors }},
+		{"EmptyPollBackoff",
+			func(g *goexitCase) intake.Source { return &seqSource{answers: []answer{{}, {tasks: g.list(false)}}} },
+			func() slots.Supplier { return slots.NewFixed(2) },
+			func(cfg *intake.Config, b intake.Backoff) { cfg.EmptyPollBackoff = b },
+			func(s intake.Stats) uint64 { return s.EmptyPolls }},
+		{"PollBackoffAfterReserveError",
+			func(g *goexitCase) intake.Source { return newScriptSource(g.list(false)...) },
+			func() slots.Supplier { return &downSupplier{Supplier: slots.NewFixed(2)} },
+			func(cfg *intake.Config, b intake.Backoff) { cfg.PollBackoff = b },
+			nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := newGoexitCase(2, 0, "")
+			var calls backoffCalls
+			cfg := intake.Config{
+				Source: c.source(g), Supplier: c.supplier(), Pool: newPool(t, 2),
+				MaxPollers: 1, OnError: g.onError(t), Handler: nop,
+			}
+			c.set(&cfg, calls.backoff(g.trap))
+			w := newWorker(t, cfg)
+			g.trap.wait(t)
+			eventually(t, 10*time.Second, func() bool { return g.c.acked.Load() == 2 }, "both tasks acknowledged")
+			shutdownInTime(t, w)
+			requireFigures(t, w, figures{Received: 2, Started: 2, Acked: 2})
+			if c.paused != nil {
+				require.EqualValues(t, 1, c.paused(w.Stats()))
+			}
+			require.Equal(t, []int{1}, calls.get())
+			requireReportedOnce(t, g)
 		})
-		g.trap.wait(t)
-		eventually(t, 10*time.Second, func() bool { return g.c.acked.Load() == 2 }, "both tasks acknowledged")
-		shutdownInTime(t, w)
-		requireFigures(t, w, figures{Received: 2, Started: 2, Acked: 2})
-		require.EqualValues(t, 1, w.Stats().PollErrors)
-		require.Equal(t, []int{1}, calls.get())
-		requireReportedOnce(t, g)
-	})
-	t.Run("EmptyPollBackoff", func(t *testing.T) {
-		g := newGoexitCase(2, 0, "")
-		var calls backoffCalls
-		w := newWorker(t, intake.Config{
-			Source:   &seqSource{answers: []answer{{}, {tasks: g.list(false)}}},
-			Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
-			MaxPollers: 1, OnError: g.onError(t), EmptyPollBackoff: calls.backoff(g.trap), Handler: nop,
-		})
-		g.trap.wait(t)
-		eventually(t, 10*time.Second, func() bool { return g.c.acked.Load() == 2 }, "both tasks acknowledged")
-		shutdownInTime(t, w)
-		requireFigures(t, w, figures{Received: 2, Started: 2, Acked: 2})
-		require.EqualValues(t, 1, w.Stats().EmptyPolls)
-		require.Equal(t, []int{1}, calls.get())
-		requireReportedOnce(t, g)
-	})
-	t.Run("PollBackoffAfterReserveError", func(t *testing.T) {
-		g := newGoexitCase(2, 0, "")
-		var calls backoffCalls
-		w := newWorker(t, intake.Config{
-			Source:   newScriptSource(g.list(false)...),
-			Supplier: &downSupplier{Supplier: slots.NewFixed(2)}, Pool: newPool(t, 2),
-			MaxPollers: 1, OnError: g.onError(t), PollBackoff: calls.backoff(g.trap), Handler: nop,
-		})
-		g.trap.wait(t)
-		eventually(t, 10*time.Second, func() bool { return g.c.acked.Load() == 2 }, "both tasks acknowledged")
-		shutdownInTime(t, w)
-		requireFigures(t, w, figures{Received: 2, Started: 2, Acked: 2})
-		require.Equal(t, []int{1}, calls.get())
-		requireReportedOnce(t, g)
-	})
+	}
 
 	// OnError, told of a failed settlement, on the settling goroutine or
 	// on the source's own (AckAsync's done callback): the settlement still
