@@ -119,6 +119,18 @@
 // resumed since, whether it was paused with Pause or through its
 // Pauseable directly: a later task of the key must not run before the
 // one handed back.
+//
+// A keyed task goes back through its key's line, and the tasks waiting
+// behind it go back after it, one at a time, so the source gets them
+// back in the order it gave them. A poll that began before a key's
+// hand-back had returned may have been answered with a later task of
+// the key while the one handed back was still out (a JetStream pull sent
+// before the Nak arrived): the key's fence sends such a task back too,
+// behind it, even if the worker has resumed since. Polls are numbered as
+// they begin; when a key's line ends with a hand-back, the key is fenced
+// at the latest number, and a task of the key from a poll numbered no
+// higher does not run.
+//
 // A paused worker therefore starts no task; the tasks running go on.
 //
 // Shutdown stops polling the same way, returns the tasks that have not

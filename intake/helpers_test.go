@@ -1,7 +1,9 @@
 package intake_test
 
 import (
+	"math/rand/v2"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,4 +35,29 @@ func newWorker(t testing.TB, cfg intake.Config) *intake.Worker {
 func eventually(t testing.TB, d time.Duration, cond func() bool, what string, args ...any) {
 	t.Helper()
 	intaketest.Eventually(t, d, cond, what, args...)
+}
+
+// pauseAtRandom starts n goroutines that pause or resume w at random,
+// each after a random wait of up to gap, until stop is closed; then they
+// resume it and end. The returned function waits for them.
+func pauseAtRandom(w *intake.Worker, n int, gap time.Duration, stop <-chan struct{}) (wait func()) {
+	var chaos sync.WaitGroup
+	for range n {
+		chaos.Go(func() {
+			for {
+				select {
+				case <-stop:
+					w.Resume()
+					return
+				case <-time.After(rand.N(gap)):
+				}
+				if rand.IntN(2) == 0 {
+					w.Pause()
+				} else {
+					w.Resume()
+				}
+			}
+		})
+	}
+	return chaos.Wait
 }

@@ -64,7 +64,6 @@ func (e *eventLog) get() []string {
 // delivers A again, and A must run before B.
 func TestPauseHandsBackTheWholeKeyLine(t *testing.T) {
 	log := &eventLog{}
-	started, release := make(chan struct{}), make(chan struct{})
 	var w *intake.Worker
 	h := &lineTask{id: "H", key: "k", log: log}
 	a := &lineTask{id: "A", key: "k", log: log, onNack: func() { w.Resume() }}
@@ -73,11 +72,23 @@ func TestPauseHandsBackTheWholeKeyLine(t *testing.T) {
 	for _, task := range []intake.Task{h, a, b} {
 		src.put(task)
 	}
-	w = newWorker(t, intake.Config{
+	ev := pauseWhileHRuns(t, src, log, &w)
+	require.Equal(t, []string{"run H", "returned A", "returned B"}, ev, "B ran before A, handed back ahead of it")
+}
+
+// pauseWhileHRuns starts *w, one poller over src, whose handler logs its
+// runs and holds task H until the worker has been paused; then it waits
+// until task B has settled, shuts *w down, and returns the log, less H's
+// ack (settled on a goroutine of its own, at any point).
+func pauseWhileHRuns(t *testing.T, src intake.Source, log *eventLog, w **intake.Worker) []string {
+	t.Helper()
+	started, release := make(chan struct{}), make(chan struct{})
+	*w = newWorker(t, intake.Config{
 		Source:     src,
 		Supplier:   slots.NewFixed(4),
 		Pool:       newPool(t, 2),
 		MinPollers: 1, MaxPollers: 1,
+		OnError: func(error) {},
 		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
 			log.add("run " + task.ID())
 			if task.ID() == "H" {
@@ -88,17 +99,14 @@ func TestPauseHandsBackTheWholeKeyLine(t *testing.T) {
 		},
 	})
 	<-started
-	w.Pause()
+	(*w).Pause()
 	close(release)
 	eventually(t, 10*time.Second, func() bool {
 		ev := log.get()
 		return slices.Contains(ev, "ack B") || slices.Contains(ev, "returned B")
 	}, "B settled")
-	require.NoError(t, w.Shutdown(context.Background()))
-	ev := log.get()
-	require.NotContains(t, ev, "run B", "B ran before A, handed back ahead of it: %v", ev)
-	ev = slices.DeleteFunc(ev, func(e string) bool { return e == "ack H" }) // settled on its own goroutine
-	require.Equal(t, []string{"run H", "returned A", "returned B"}, ev)
+	require.NoError(t, (*w).Shutdown(context.Background()))
+	return slices.DeleteFunc(log.get(), func(e string) bool { return e == "ack H" })
 }
 
 // requireBothReturned waits until B has settled, shuts w down, and

@@ -180,6 +180,7 @@ type batch struct {
 	halted   bool // the worker was halted before the poll asked the source
 	observed bool // the scaler has seen the poll
 	ep       *pollEpoch
+	seq      uint64         // the poll's number (see pollClock)
 	permits  []slots.Permit // permits[i] is reserved for tasks[i]
 	tasks    []Task
 	extra    []Task        // tasks beyond those asked for
@@ -201,7 +202,7 @@ type batch struct {
 // takes in what comes back (take).
 func (w *Worker) pollOnce(st *poller) {
 	b := &st.batch
-	*b = batch{open: true, ep: w.currentEpoch(), permits: st.reserved}
+	*b = batch{open: true, ep: w.currentEpoch(), seq: w.clock.begin(), permits: st.reserved}
 	st.reserved = nil // the batch holds them now
 	permits := b.permits
 	if w.halted() {
@@ -263,8 +264,8 @@ func (w *Worker) take(st *poller) {
 		for b.next < len(b.tasks) {
 			i := b.next
 			b.next++
-			if r := w.admit(b.tasks[i], b.permits[i], b.ep); r != nil {
-				w.handBack(r)
+			if r := w.admit(b.tasks[i], b.permits[i], b); r != nil {
+				w.handBackInOrder(r)
 			}
 		}
 	default:
@@ -277,7 +278,7 @@ func (w *Worker) take(st *poller) {
 		for b.next < len(b.tasks) {
 			i := b.next
 			b.next++
-			if r := w.admit(b.tasks[i], b.permits[i], b.ep); r != nil {
+			if r := w.admit(b.tasks[i], b.permits[i], b); r != nil {
 				w.dispatch(r)
 			}
 		}
@@ -314,6 +315,7 @@ func (w *Worker) take(st *poller) {
 	default:
 		st.failures, st.empties = 0, 0
 	}
+	w.clock.end(b.seq)
 	b.open = false
 }
 

@@ -26,11 +26,17 @@ type inflight struct {
 	task Task
 	key  string     // the task's key (Keyed), "" if none; set by admit
 	ep   *pollEpoch // the epoch of the poll that brought it (see dispatch)
+	poll uint64     // the number of that poll (see pollClock)
 	// unmarked says the supplier failed marking r's slot, so r went back
 	// unrun (markUsed). Only the goroutine running r touches it.
 	unmarked bool
-	permit   slots.Permit
-	state    atomic.Int32
+	// back says r must go back unrun when its turn in its key's line
+	// comes, even if the worker is not halted then (see keyLines.enter,
+	// handBackInOrder). Written before r enters its line, or by enter,
+	// under the line's lock; read by whoever takes r from the line.
+	back   bool
+	permit slots.Permit
+	state  atomic.Int32
 	// deliveries is the task's Deliveries, set by admit; an int32, in
 	// state's padding, so that the record is no bigger.
 	deliveries int32

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"hash/fnv"
-	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -71,22 +70,8 @@ func TestSlotInvariantUnderStress(t *testing.T) {
 	})
 
 	stop := make(chan struct{})
-	var chaos, producers sync.WaitGroup
-	chaos.Go(func() { // pauses and resumes at random
-		for {
-			select {
-			case <-stop:
-				w.Resume()
-				return
-			case <-time.After(time.Duration(rand.IntN(3000)) * time.Microsecond):
-			}
-			if rand.IntN(2) == 0 {
-				w.Pause()
-			} else {
-				w.Resume()
-			}
-		}
-	})
+	waitChaos := pauseAtRandom(w, 1, 3*time.Millisecond, stop)
+	var producers sync.WaitGroup
 	for p := range 2 { // producers
 		producers.Go(func() {
 			for i := p; i < n; i += 2 {
@@ -102,7 +87,7 @@ func TestSlotInvariantUnderStress(t *testing.T) {
 	// The chaos goes on until the queue drains: it resumes often enough.
 	eventually(t, 60*time.Second, func() bool { return q.Len() == 0 }, "all tasks settled, %d left", q.Len())
 	close(stop)
-	chaos.Wait()
+	waitChaos()
 	require.NoError(t, w.Shutdown(context.Background()))
 
 	require.Empty(t, l.Problems())

@@ -15,10 +15,10 @@ import (
 )
 
 // admit records a polled task with the permit reserved for it and the
-// epoch of its poll. It returns nil for a task whose Deliveries or Key
-// failed: that task does not run (see describe).
-func (w *Worker) admit(t Task, p slots.Permit, ep *pollEpoch) *inflight {
-	r := &inflight{task: t, permit: p, ep: ep, delivered: time.Now()}
+// epoch and number of its poll, b. It returns nil for a task whose
+// Deliveries or Key failed: that task does not run (see describe).
+func (w *Worker) admit(t Task, p slots.Permit, b *batch) *inflight {
+	r := &inflight{task: t, permit: p, ep: b.ep, poll: b.seq, delivered: time.Now()}
 	r.lastBeat.Store(r.delivered.UnixNano())
 	w.registry.add(r)
 	w.counts.received.Add(1)
@@ -122,10 +122,13 @@ func (w *Worker) nackUnrun(r *inflight, delay time.Duration) {
 // before it). halted is read first: a Resume that ends the pause seen
 // there comes after the Pause cancelled the epoch, or after haltedBack
 // did.
+//
+// A keyed task goes on to its key's line (see keyLines), which it may
+// find fenced: then it goes back too.
 func (w *Worker) dispatch(r *inflight) {
 	if w.halted() || r.ep.ctx.Err() != nil {
 		w.haltedBack(r.ep)
-		w.handBack(r)
+		w.handBackInOrder(r)
 		return
 	}
 	if limit := w.cfg.MaxDeliveries; limit > 0 && int(r.deliveries) > limit {
@@ -136,10 +139,30 @@ func (w *Worker) dispatch(r *inflight) {
 		}
 		return
 	}
-	if r.key != "" && !w.keys.enter(r.key, r) {
-		return // it runs after the task of its key before it (run)
+	if r.key != "" {
+		if !w.keys.enter(r.key, r) {
+			return // its turn comes after the task of its key before it (run)
+		}
+		if r.back {
+			w.handBackLine(r)
+			return
+		}
 	}
 	w.spawn(r)
+}
+
+// handBackInOrder hands back r, unrun. A keyed r goes back through its
+// key's line: at once if it is first there, else when its turn comes, so
+// that the source gets the key's tasks back in the order it gave them.
+func (w *Worker) handBackInOrder(r *inflight) {
+	if r.key == "" {
+		w.handBack(r)
+		return
+	}
+	r.back = true // before enter publishes r to the line
+	if w.keys.enter(r.key, r) {
+		w.handBackLine(r)
+	}
 }
 
 // haltedBack ends ep, the epoch of a poll one of whose tasks is about to
@@ -199,11 +222,12 @@ func (w *Worker) run(r *inflight, sw *scheduler.Worker) {
 
 // nextOfKey ends r's turn in its key's line and returns the task of the
 // key to run next, or nil (always nil for a task without a key).
-func (w *Worker) nextOfKey(r *inflight) *inflight {
+// handedBack says r went back unrun (see keyLines.next).
+func (w *Worker) nextOfKey(r *inflight, handedBack bool) *inflight {
 	if r.key == "" {
 		return nil
 	}
-	return w.keys.next(r.key)
+	return w.keys.next(r.key, handedBack)
 }
 
 // terminateUnrun terminates a poison task that never ran, then releases
@@ -240,7 +264,7 @@ func (w *Worker) handBackLine(r *inflight) {
 		}
 	}()
 	w.handBack(r)
-	for n := w.nextOfKey(r); n != nil; n = w.nextOfKey(n) {
+	for n := w.nextOfKey(r, true); n != nil; n = w.nextOfKey(n, true) {
 		at = n
 		w.handBack(n)
 	}
@@ -252,6 +276,11 @@ func (w *Worker) handBackLine(r *inflight) {
 func (w *Worker) runOne(r *inflight, sw *scheduler.Worker) (next *inflight) {
 	// Halted, r goes back with its line; if a Shutdown handed r back
 	// while it waited, its line goes back (handBackLine passes over r).
+	// So it does if it must (r.back): the rest of the worker goes on.
+	if r.back && !w.halted() {
+		w.handBackLine(r)
+		return nil
+	}
 	if w.halted() || !r.state.CompareAndSwap(taskQueued, taskRunning) {
 		w.haltedBack(r.ep) // before r goes back: see haltedBack
 		w.handBackLine(r)
@@ -268,7 +297,7 @@ func (w *Worker) runOne(r *inflight, sw *scheduler.Worker) (next *inflight) {
 		if !returned {
 			if r.unmarked {
 				go w.handBackLine(r)
-			} else if n := w.nextOfKey(r); n != nil {
+			} else if n := w.nextOfKey(r, false); n != nil {
 				go w.spawn(n)
 			}
 		}
@@ -281,7 +310,7 @@ func (w *Worker) runOne(r *inflight, sw *scheduler.Worker) (next *inflight) {
 		w.handBackLine(r) // passes over r, already claimed
 		return nil
 	}
-	return w.nextOfKey(r)
+	return w.nextOfKey(r, false)
 }
 
 // runHandler runs r's handler, and settles r however the handler ends.

@@ -22,7 +22,8 @@ type Worker struct {
 
 	scaler   scaler
 	registry registry
-	keys     keyLines // serializes the tasks of each key (see keys.go)
+	keys     keyLines  // serializes the tasks of each key (see keys.go)
+	clock    pollClock // numbers the polls, for the keys' fences
 	counts   counters
 
 	// stopping is set once, by the first Shutdown or Close, before the
@@ -76,7 +77,7 @@ func New(cfg Config) (*Worker, error) {
 	}
 	w.tracker = slots.NewTracker(w.pause)
 	w.registry.init()
-	w.keys.init()
+	w.keys.init(&w.clock)
 	w.settleRoom = make(chan struct{}, cfg.MaxSettling)
 	w.pollCtx, w.cancelPoll = context.WithCancel(context.Background())
 	w.runCtx, w.cancelRun = context.WithCancel(context.Background())
