@@ -2,6 +2,7 @@ package par
 
 import (
 	"context"
+	"errors"
 	"iter"
 
 	"github.com/weftrt/weft/scheduler"
@@ -114,7 +115,8 @@ func on(ctx context.Context, p *scheduler.Pool, f func(w *scheduler.Worker) erro
 	}
 	var err error
 	if runErr := p.Run(ctx, func(w *scheduler.Worker) { err = f(w) }); runErr != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil && runErr == ctxErr {
+		// A supplier may wrap ctx.Err(): it is still the cancellation.
+		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(runErr, ctxErr) {
 			return context.Cause(ctx) // as the loop itself reports a cancellation
 		}
 		return runErr

@@ -3,6 +3,7 @@ package scope_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,6 +52,19 @@ func TestGroupOnCancelledReturnsCause(t *testing.T) {
 		assert.ErrorIs(t, <-got, errWhy)
 	})
 
+	t.Run("on a supplier that wraps the context's error", func(t *testing.T) {
+		sup := wrapping{paused(), make(chan struct{})}
+		p, err := scheduler.New(scheduler.WithWorkers(1), scheduler.WithSupplier(sup))
+		require.NoError(t, err)
+		defer p.Close()
+		ctx, cancel := context.WithCancelCause(context.Background())
+		got := make(chan error)
+		go func() { got <- scope.GroupOn(ctx, p, ran) }()
+		<-sup.waiting
+		cancel(errWhy) // no slot ever comes: the reservation ends with ctx
+		assert.ErrorIs(t, <-got, errWhy)
+	})
+
 	t.Run("from a task of the pool", func(t *testing.T) {
 		p, err := scheduler.New(scheduler.WithWorkers(2))
 		require.NoError(t, err)
@@ -61,4 +75,28 @@ func TestGroupOnCancelledReturnsCause(t *testing.T) {
 			assert.ErrorIs(t, scope.GroupOn(ctx, p, ran), errWhy)
 		}))
 	})
+}
+
+// wrapping is a supplier whose failed reservations wrap the error, as a
+// supplier that says who it is would. It closes waiting as a reservation
+// starts to wait.
+type wrapping struct {
+	slots.Supplier
+	waiting chan struct{}
+}
+
+func (w wrapping) ReserveSlot(ctx context.Context, rc slots.ReserveContext) (slots.Permit, error) {
+	close(w.waiting)
+	p, err := w.Supplier.ReserveSlot(ctx, rc)
+	if err != nil {
+		err = fmt.Errorf("wrapping supplier: %w", err)
+	}
+	return p, err
+}
+
+// paused returns a supplier that grants nothing until resumed.
+func paused() slots.Supplier {
+	s := slots.NewPauseable(slots.NewFixed(1))
+	s.Pause(slots.PauseOptions{})
+	return s
 }

@@ -2,6 +2,7 @@ package scope
 
 import (
 	"context"
+	"errors"
 
 	"github.com/weftrt/weft/scheduler"
 )
@@ -33,9 +34,10 @@ func GroupOn(ctx context.Context, p *scheduler.Pool, body func(s *Scope) error) 
 	}
 	var err error
 	if runErr := pool(p).Run(ctx, func(w *scheduler.Worker) { err = Group(ctx, w, body) }); runErr != nil {
-		// Run reports a done ctx as ctx.Err(), which would drop the cause
-		// that a cancellation inside the group (s.Context()) carries.
-		if ctxErr := ctx.Err(); ctxErr != nil && runErr == ctxErr {
+		// Run reports a done ctx as ctx.Err() (or the supplier's error
+		// wrapping it), which would drop the cause that a cancellation
+		// inside the group (s.Context()) carries.
+		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(runErr, ctxErr) {
 			return context.Cause(ctx)
 		}
 		return runErr
