@@ -50,9 +50,24 @@ func badInit(n int64) {
 
 // Add adds one outstanding task. The count must be positive.
 func (c *Count) Add() {
-	if c.pending.Add(1) <= 1 {
+	if !c.TryAdd() {
 		panic("weft/latch: Count.Add after the count reached zero")
 	}
+}
+
+// TryAdd adds one outstanding task if the count is positive, and reports
+// whether it did. Once the count has reached zero the target is set (or
+// about to be), and an Add is a caller's mistake that it can name in its
+// own words (a scope spawning after it finished): TryAdd then leaves the
+// count at zero, so the latch stays set and its waiter unharmed.
+func (c *Count) TryAdd() bool {
+	if c.pending.Add(1) > 1 {
+		return true
+	}
+	// Nothing else moves pending once it is zero: Done is called once per
+	// task counted, and every one has been.
+	c.pending.Add(-1)
+	return false
 }
 
 // Done marks one task finished and sets the target if it was the last.

@@ -164,16 +164,24 @@ func (s *Scope) Go(f func(s *Scope) error) {
 func (s *Scope) push(t *task) {
 	switch {
 	case s.st.done.Probe():
-		panic("weft/scope: spawn on a scope that has finished: a *Scope is valid only until " +
-			"the function it was handed to returns; spawn from inside that function")
+		panic(msgFinished)
 	case !s.w.IsCurrent():
 		panic("weft/scope: spawn with a *Scope from another goroutine: use the *Scope that your own task " +
 			"received (it names the worker whose queue the spawn goes to, which only that worker may touch)")
 	}
 	t.job.Init(t)
-	s.st.count.Add()
+	if !s.st.count.TryAdd() {
+		// The scope's last task ended between the Probe and here (a
+		// *Scope kept past its task, used on the same worker): the same
+		// mistake, caught a moment later.
+		panic(msgFinished)
+	}
 	engine(s.w).Push(&t.job)
 }
+
+// msgFinished is push's panic for a *Scope used after its scope finished.
+const msgFinished = "weft/scope: spawn on a scope that has finished: a *Scope is valid only until " +
+	"the function it was handed to returns; spawn from inside that function"
 
 // task is a spawned job; handle is the *Scope its function receives.
 type task struct {
