@@ -96,6 +96,25 @@ func TestMarkdownFile(t *testing.T) {
 	assert.Contains(t, errOut, "no such directory")
 }
 
+// TestWorkersInOrder: worker counts given out of order are measured and
+// shown in ascending order, as the default sweep is.
+func TestWorkersInOrder(t *testing.T) {
+	args := append(slices.Clone(tinyFlags), "-suites", "fork-join", "-contenders", "weft", "-workers", "2,1")
+	code, out, errOut := run(t, args...)
+	require.Equal(t, 0, code, errOut)
+	i := strings.Index(out, "fork-join/fib-full")
+	require.GreaterOrEqual(t, i, 0)
+	var counts []string
+	for _, line := range strings.Split(out[i:], "\n")[2:] {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "weft" {
+			break
+		}
+		counts = append(counts, f[1])
+	}
+	assert.Equal(t, []string{"1", "2"}, counts)
+}
+
 func TestList(t *testing.T) {
 	code, out, _ := run(t, "-list")
 	require.Equal(t, 0, code)
@@ -105,7 +124,7 @@ func TestList(t *testing.T) {
 
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{
-		{"-workers", "0"}, {"-workers", "a"}, {"-reps", "0"}, {"-noise", "2"}, {"-tree-sum", "0"}, {"-tree-sum", "32"}, {"-loop-uniform", "0"}, {"-nope"}, {"extra"},
+		{"-workers", "0"}, {"-workers", "a"}, {"-workers", "2,1,2"}, {"-reps", "0"}, {"-noise", "2"}, {"-tree-sum", "0"}, {"-tree-sum", "32"}, {"-loop-uniform", "0"}, {"-nope"}, {"extra"},
 	} {
 		code, _, errOut := run(t, args...)
 		assert.Equal(t, 2, code, "%v", args)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -167,6 +168,15 @@ func parseInts(s string) ([]int, error) {
 	}
 	if len(ns) == 0 {
 		return nil, fmt.Errorf("no worker counts")
+	}
+	// Rows and plots go up in worker count whatever order they were given
+	// in; a count given twice would measure it twice, in two rows that
+	// the table cannot tell apart.
+	slices.Sort(ns)
+	for i := 1; i < len(ns); i++ {
+		if ns[i] == ns[i-1] {
+			return nil, fmt.Errorf("%d given twice", ns[i])
+		}
 	}
 	return ns, nil
 }
