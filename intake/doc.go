@@ -129,7 +129,11 @@
 // behind it, even if the worker has resumed since. Polls are numbered as
 // they begin; when a key's line ends with a hand-back, the key is fenced
 // at the latest number, and a task of the key from a poll numbered no
-// higher does not run.
+// higher does not run. A task so stopped as its poll is taken in goes
+// back before the source may give out more of its key (see
+// OrderKeeper), and leaves the fence as it stands: fenced anew, the key
+// would stop that task's own redelivery when it comes to a poll that
+// began meanwhile, as one waiting at the source did, and so on for ever.
 //
 // A paused worker therefore starts no task; the tasks running go on.
 //

@@ -62,11 +62,12 @@ func (k *keyLines) enter(key string, r *inflight) (first bool) {
 }
 
 // next ends the turn of the first task of key and returns the task to
-// run (or hand back) after it, or nil if the line is empty. handedBack
-// says the first task went back unrun: if the line ends with it, the key
-// is fenced (see enter) at the clock's reading now, taken after the
-// source got that task back.
-func (k *keyLines) next(key string, handedBack bool) *inflight {
+// run (or hand back) after it, or nil if the line is empty. fence says
+// the first task went back unrun, and a later task of its key may have
+// been given out while it was out: if the line ends with it, the key is
+// fenced (see enter) at the clock's reading now, taken after the source
+// got that task back. Otherwise a fence the key has stands as it is.
+func (k *keyLines) next(key string, fence bool) *inflight {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	line := k.lines[key]
@@ -76,7 +77,7 @@ func (k *keyLines) next(key string, handedBack bool) *inflight {
 		return line[1]
 	}
 	delete(k.lines, key)
-	if handedBack {
+	if fence {
 		k.fences[key] = k.clock.now()
 		k.prune()
 	}

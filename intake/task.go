@@ -144,11 +144,41 @@ func (w *Worker) dispatch(r *inflight) {
 			return // its turn comes after the task of its key before it (run)
 		}
 		if r.back {
-			w.handBackLine(r)
+			w.handBackFenced(r)
 			return
 		}
 	}
 	w.spawn(r)
+}
+
+// handBackFenced hands back r, a task that its key's fence stopped as its
+// poll was taken in (dispatch), first in its line, and then the tasks of
+// its key that entered behind it meanwhile, if any. r has been out only
+// since its poll was answered, and goes back before that poll's tasks are
+// Taken: a source that keeps order (OrderKeeper, or one that gives out
+// one task of a key at a time) gave out no other task of the key in the
+// meantime. So a line that ends with r leaves the fence as it stands,
+// which still holds back what polls begun before the key's earlier
+// hand-back bring. Fenced anew, it would stop r's own redelivery too when
+// that comes to a poll that began while r was out (one waiting at the
+// source), and so on, two pollers taking turns, for ever.
+func (w *Worker) handBackFenced(r *inflight) {
+	done := false
+	defer func() {
+		// The source or the supplier ended this goroutine handing r back
+		// (see releaseSlot): its line goes back from a new goroutine,
+		// which passes over r and fences the key anew, to be safe.
+		if !done {
+			go w.handBackLine(r)
+		}
+	}()
+	w.handBack(r)
+	done = true
+	if n := w.nextOfKey(r, false); n != nil {
+		// Tasks of the key entered behind r while it went back: they
+		// may have been given out while it was out.
+		w.handBackLine(n)
+	}
 }
 
 // handBackInOrder hands back r, unrun. A keyed r goes back through its
@@ -221,13 +251,13 @@ func (w *Worker) run(r *inflight, sw *scheduler.Worker) {
 }
 
 // nextOfKey ends r's turn in its key's line and returns the task of the
-// key to run next, or nil (always nil for a task without a key).
-// handedBack says r went back unrun (see keyLines.next).
-func (w *Worker) nextOfKey(r *inflight, handedBack bool) *inflight {
+// key to run next, or nil (always nil for a task without a key). fence
+// says a line that ends with r fences the key anew (see keyLines.next).
+func (w *Worker) nextOfKey(r *inflight, fence bool) *inflight {
 	if r.key == "" {
 		return nil
 	}
-	return w.keys.next(r.key, handedBack)
+	return w.keys.next(r.key, fence)
 }
 
 // terminateUnrun terminates a poison task that never ran, then releases
