@@ -116,7 +116,8 @@
 // never run. When the server answers "come back later" (408 Requests
 // Pending, 409 Exceeded MaxWaiting: typically at MaxAckPending) the poll
 // pauses, doubling the pause with each such answer in a row, with
-// jitter, up to a second (Stats.ThrottledPolls counts them).
+// jitter, up to a second (Stats.ThrottledPolls counts them). A keyed
+// poll pauses only the consumer that said so, and sweeps the others.
 //
 // # Keyed tasks
 //
@@ -200,9 +201,10 @@
 // Connect sets nats.go to reconnect forever, with jitter, and to fail
 // publishes at once while disconnected instead of buffering them. A poll
 // in flight ends as soon as its connection drops (the server forgets the
-// request); a poll while disconnected waits up to PollWait for the
-// connection to come back, then fails, and the worker backs off
-// (intake.Config.PollBackoff). The next poll binds to the consumer
+// request), and the tasks it had brought run: handed back while the
+// connection is down, each would count a delivery. A poll while
+// disconnected waits up to PollWait for the connection to come back,
+// then fails, and the worker backs off (intake.Config.PollBackoff). The next poll binds to the consumer
 // afresh (no lock is held across that lookup, and it is bounded to a
 // second), creating it again if the server came back without it; so do
 // the partitions' consumers once a pull finds one gone (a 503 status:

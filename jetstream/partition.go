@@ -48,7 +48,13 @@ type partition struct {
 	// are done) was asked every drainedFor before, which on a keyed run
 	// was one pull in eleven, each a round trip that a poller waited out.
 	emptyPulls int
-	held       int // tasks polled from it and not settled
+	// throttle backs off a consumer the server answers "come back later"
+	// (see throttle), as the unkeyed poll does, but for this consumer
+	// alone: a partition at MaxAckPending must not hold back the sweep of
+	// the others. No poll pulls it before throttledUntil.
+	throttle       throttle
+	throttledUntil time.Time
+	held           int // tasks polled from it and not settled
 	// returned holds the messages handed back unrun. They are Nak'd
 	// together, in stream order, once the partition holds nothing else
 	// (held == 0, no pull in flight), and it is not pulled until then:
@@ -142,6 +148,7 @@ func newKeyed(s *Source) *keyed {
 	k.parts = append(k.parts, &partition{index: -1, consumer: cfg.Consumer, puller: s.puller, owned: true})
 	for _, p := range k.parts {
 		k.byCon[p.consumer] = p
+		p.throttle.init(cfg.PollWait)
 	}
 	return k
 }
@@ -280,7 +287,15 @@ func (k *keyed) run() {
 func (k *keyed) refresh() {
 	ctx, cancel := context.WithTimeout(context.Background(), bindTimeout)
 	defer cancel()
-	if k.s.nc.IsClosed() || k.bind(ctx) != nil {
+	if k.s.nc.IsClosed() {
+		return
+	}
+	if err := k.bind(ctx); err != nil {
+		// Until it binds, this worker renews no entry and takes no
+		// partition: the others share its partitions out once its entry
+		// expires. Polls fail on it too, but their errors go to the
+		// worker, and a worker whose slots are all busy does not poll.
+		k.s.report(fmt.Errorf("weft/jetstream: member %s in %s: %w", k.id, k.s.cfg.MemberBucket, err))
 		return
 	}
 	if err := k.renew(ctx); err != nil {
@@ -471,7 +486,7 @@ func (k *keyed) take(from, left int, patient bool) (*partition, int, int) {
 		p := k.parts[from%len(k.parts)]
 		from++
 		skip := !patient && !p.drainedAt.IsZero() && now.Sub(p.drainedAt) < p.skipFor()
-		if p.owned && !p.busy && len(p.returned) == 0 && p.naking == 0 && !skip {
+		if p.owned && !p.busy && len(p.returned) == 0 && p.naking == 0 && !skip && !now.Before(p.throttledUntil) {
 			p.busy = true
 			return p, from, left - 1
 		}
@@ -534,7 +549,11 @@ func (k *keyed) poll(ctx context.Context, n int) ([]intake.Task, error) {
 			return tasks, nil
 		}
 		if !pulled { // nothing to pull: wait for a change
-			t := time.NewTimer(time.Until(deadline))
+			wake := deadline
+			if at := k.throttledTill(); !at.IsZero() && at.Before(wake) {
+				wake = at
+			}
+			t := time.NewTimer(time.Until(wake))
 			select {
 			case <-changed:
 			case <-t.C:
@@ -545,6 +564,23 @@ func (k *keyed) poll(ctx context.Context, n int) ([]intake.Task, error) {
 			t.Stop()
 		}
 	}
+}
+
+// throttledTill returns the end of the earliest throttle pause still
+// running on a consumer this worker owns, zero if none: nothing else
+// tells a poll waiting for a consumer to pull that one may be pulled
+// again.
+func (k *keyed) throttledTill() time.Time {
+	now := time.Now()
+	var at time.Time
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, p := range k.parts {
+		if p.owned && p.throttledUntil.After(now) && (at.IsZero() || p.throttledUntil.Before(at)) {
+			at = p.throttledUntil
+		}
+	}
+	return at
 }
 
 func (k *keyed) unbind() {
@@ -573,11 +609,18 @@ func (k *keyed) admit(p *partition, msgs []*nats.Msg, pullErr error) []intake.Ta
 	if drained {
 		p.drainedAt = time.Now()
 	}
+	var pause time.Duration
 	switch {
 	case len(msgs) > 0:
 		p.emptyPulls = 0
+		p.throttle.reset()
+		p.throttledUntil = time.Time{}
 	case pullErr == nil:
 		p.emptyPulls++
+	case errors.Is(pullErr, errComeBackLater):
+		k.s.stats.throttled.Add(1)
+		pause = p.throttle.next()
+		p.throttledUntil = time.Now().Add(pause)
 	}
 	for _, t := range tasks {
 		if t := t.(*task); t.part != nil {
@@ -594,6 +637,9 @@ func (k *keyed) admit(p *partition, msgs []*nats.Msg, pullErr error) []intake.Ta
 		k.flushLocked(p)
 	}
 	k.unlock()
+	if pause > 0 && testHookThrottle != nil {
+		testHookThrottle(pause)
+	}
 	return tasks
 }
 

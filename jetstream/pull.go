@@ -171,7 +171,12 @@ func (p *puller) pull(ctx context.Context, n int, wait time.Duration) ([]*nats.M
 		select {
 		case <-watch.C:
 			if !p.nc.IsConnected() || p.nc.Stats().Reconnects != reconnects {
-				p.discard(ib)
+				// Messages that came before the drop and are not read yet
+				// are this poll's as much as those read: as strays they
+				// would be handed back on a connection that is down, which
+				// fails and counts a delivery (see Source.Poll).
+				_ = ib.sub.Unsubscribe()
+				p.collect(ib, &msgs, pin)
 				return msgs, errConnLost
 			}
 		case m := <-ib.ch:
@@ -311,6 +316,24 @@ func (p *puller) drain(ib *inbox) {
 		select {
 		case m := <-ib.ch:
 			if m.Reply != "" {
+				p.stray(m)
+			}
+		default:
+			return
+		}
+	}
+}
+
+// collect reads what an unsubscribed inbox holds into msgs, up to the
+// request's n; anything beyond (there should be none) goes back as a
+// stray.
+func (p *puller) collect(ib *inbox, msgs *[]*nats.Msg, pin string) {
+	for {
+		select {
+		case m := <-ib.ch:
+			if len(*msgs) < cap(*msgs) {
+				p.answer(m, msgs, pin)
+			} else if m.Reply != "" {
 				p.stray(m)
 			}
 		default:

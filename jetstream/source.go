@@ -228,9 +228,10 @@ func (s *Source) unbind(cons natsjs.Consumer) {
 // putting a key's tasks out of order. While the connection is down it
 // waits for it to come back, up to PollWait, so that polling resumes as
 // soon as it does; once the connection is closed for good it fails with
-// ErrConnClosed. A keyed sweep that fails on one consumer after others
-// brought tasks returns the tasks without the error, which goes to
-// Config.OnError.
+// ErrConnClosed. A poll that fails after it brought tasks (an unkeyed
+// pull cut by a dropped connection, a keyed sweep that fails on one
+// consumer after others brought tasks) returns the tasks without the
+// error, which goes to Config.OnError.
 func (s *Source) Poll(ctx context.Context, n int) ([]intake.Task, error) {
 	if err := s.awaitConnection(ctx); err != nil {
 		return nil, err
@@ -284,7 +285,18 @@ func (s *Source) Poll(ctx context.Context, n int) ([]intake.Task, error) {
 	case err == nil:
 		s.backlog.Store(0)
 	}
-	return tasks, s.failed(cons, err)
+	err = s.failed(cons, err)
+	if err != nil && len(tasks) > 0 && ctx.Err() == nil {
+		// The pull failed after it brought tasks, mostly because the
+		// connection dropped. Returned with the error, they would be
+		// handed back at once, on a connection that is down: the
+		// republish fails, and so does the Nak after it, and they come
+		// back after AckWait with a delivery counted that never ran. They
+		// run; their settlements go out once the connection is back.
+		s.report(err)
+		err = nil
+	}
+	return tasks, err
 }
 
 // awaitConnection returns nil once the connection is up, waiting up to
