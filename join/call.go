@@ -20,7 +20,22 @@ import (
 //		return a + b
 //	}
 //
-// Panics behave as in Join; w must not be nil (see CallOn).
+// A worker keeps forks only for its outermost joins: eight levels of
+// joins past the last fork a heartbeat published. A thief is given the
+// oldest fork first, which holds the most work, so a fork deeper than
+// those would be published only after them. Call therefore runs a
+// deeper join as two plain calls, f(w, x) and then f(w, y), which costs
+// little more than calling f twice; once the worker's outer forks are
+// taken, its joins make forks again. So the two calls of one Call must
+// not wait for each other (where they run one after the other, such a
+// wait never ends): halves that talk to each other are for Join, or a
+// scope.
+//
+// Panics behave as in Join, except that in a join run as plain calls a
+// panic in f(w, x) skips f(w, y): the panic goes on to the nearest join
+// that made a fork, which settles its own other half and raises it, as a
+// *scheduler.Panic with the original value and stack, to the caller.
+// w must not be nil (see CallOn).
 func Call[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T) (rx, ry R) {
 	if f == nil {
 		panic("weft/join: Call with a nil function")
@@ -31,9 +46,15 @@ func Call[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T)
 	if checkWorker && !w.IsCurrent() {
 		panic(errForeignWorker)
 	}
+	e := engine(w)
+	if e.Direct() {
+		// Deeper than the forks the worker keeps: two plain calls (see
+		// above). A panic goes on to the join that made the nearest
+		// fork, which raises it as a *scheduler.Panic.
+		return f(w, x), f(w, y)
+	}
 	// The frame cached for this depth (written out here: Go does not
 	// inline a generic helper that asserts a generic type).
-	e := engine(w)
 	fr, ok := e.EnterFrame().(*valueFrame[T, R])
 	if !ok {
 		fr = newValueFrame[T, R](e)

@@ -76,6 +76,35 @@ func (w *Worker) Fork(f *Fork) {
 	}
 }
 
+// maxAhead bounds the frames a worker keeps above its heartbeat scan's
+// start (w.oldest): private forks, and frames whose second half the
+// owner runs inline. A join beyond it runs as two plain calls (see
+// Direct).
+const maxAhead = 8
+
+// Direct reports whether a join here should run its two halves as plain
+// calls, with no frame and no fork: w already keeps maxAhead frames above
+// the heartbeat scan's start. A heartbeat publishes the oldest private
+// fork first, so a fork made this deep would be published only after all
+// of those, each holding more work than it: while they last, a thief is
+// better fed from them, and recording it would cost every join of a deep
+// recursion its frame for nothing. Once a heartbeat has moved the scan's
+// start past them (published them, or found no private fork left, which
+// only happens while some worker is idle), joins here make forks again.
+//
+// The call still counts toward the heartbeat, so a worker deep in direct
+// calls still publishes its older forks when another worker is idle.
+func (w *Worker) Direct() bool {
+	if w.depth-w.oldest < maxAhead {
+		return false
+	}
+	w.beat--
+	if w.beat <= 0 {
+		w.heartbeat()
+	}
+	return true
+}
+
 // Reclaim is called by f's owner once the first half has returned. It
 // reports true if the owner must now run the second half itself (f was
 // never published, or was popped back before any thief took it), and
