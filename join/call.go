@@ -32,9 +32,13 @@ import (
 // scope.
 //
 // Panics behave as in Join, except that in a join run as plain calls a
-// panic in f(w, x) skips f(w, y): the panic goes on to the nearest join
-// that made a fork, which settles its own other half and raises it, as a
-// *scheduler.Panic with the original value and stack, to the caller.
+// panic in f(w, x) skips f(w, y), and the panic leaves Call as it is:
+// it goes on to the nearest join that made a fork, which settles its own
+// other half and raises it, as a *scheduler.Panic with the original value
+// and stack, to its caller. So a recover around a Call deep in a
+// recursion may get the original value instead of a *scheduler.Panic
+// (which of the two depends on the heartbeat); the task's waiter always
+// gets a *scheduler.Panic.
 // w must not be nil (see CallOn).
 func Call[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T) (rx, ry R) {
 	if f == nil {

@@ -48,7 +48,8 @@
 // halves have finished (so nothing the halves borrowed is still in use);
 // the first half's panic wins if both panic. Call, deep in a recursion,
 // runs its halves as plain calls (see Call), and there a panic in the
-// first skips the second: nothing of it had started. Join, Both and Call panic
+// first skips the second (nothing of it had started) and leaves that
+// Call unwrapped, to be wrapped by the nearest join that made a fork. Join, Both and Call panic
 // with a message naming the mistake when w is nil or belongs to another
 // goroutine's task (the latter checked in race-detector builds).
 package join

@@ -43,7 +43,9 @@ func (w *Worker) IsCurrent() bool { return w.engine().IsCurrent() }
 // Use it around any wait that can last longer than a few microseconds or
 // that waits for other work of the same pool: without it the worker sits
 // idle, and if every worker waits for work queued behind it the pool
-// deadlocks. A join whose halves wait for each other needs it too.
+// deadlocks. A Join or Both whose halves wait for each other needs it
+// too; a join.Call's halves must not wait for each other at all, since
+// deep in a recursion Call runs them as plain calls, one after the other.
 //
 // f must not use w. When f returns, Block waits for the stand-in to
 // finish the job it is running, if any, and returns on w's own goroutine;

@@ -14,6 +14,7 @@ import "github.com/weftrt/weft/latch"
 // idle, and if every worker waits for work queued behind it the pool
 // deadlocks. A join whose halves wait for each other needs it too: Block
 // first publishes the worker's private forks, so the other half can run.
+// Not a join.Call deep in a recursion: that one made no fork (see Direct).
 //
 // f must not use w (the stand-in owns it until f returns). When f returns,
 // Block waits for the stand-in to finish the job it is running, if any,

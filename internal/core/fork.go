@@ -93,15 +93,20 @@ const maxAhead = 8
 // only happens while some worker is idle), joins here make forks again.
 //
 // The call still counts toward the heartbeat, so a worker deep in direct
-// calls still publishes its older forks when another worker is idle.
+// calls still publishes its older forks when another worker is idle. The
+// join that is due for a check makes a fork, though, and the check runs
+// in Fork: so a check always has a private fork to give, this one if the
+// frames above the scan's start all run their second halves inline. Were
+// the check made on a plain call, it would find nothing in such a stack
+// (a right-leaning recursion: a leaf, then the rest), move the scan's
+// start up, and the few forks made after it would all be back inline
+// before the next check, again on a plain call: an idle worker would
+// never be fed for the rest of the recursion.
 func (w *Worker) Direct() bool {
-	if w.depth-w.oldest < maxAhead {
+	if w.depth-w.oldest < maxAhead || w.beat <= 1 {
 		return false
 	}
 	w.beat--
-	if w.beat <= 0 {
-		w.heartbeat()
-	}
 	return true
 }
 
