@@ -123,7 +123,12 @@ func visitNode(w *scheduler.Worker, n *node) int {
 // whose leaves panic, visit every node exactly once on 1 to 8 workers, and
 // a panic reaches Run only after every node has been visited: a half is
 // finished (run here, popped back, or waited for) even when its sibling
-// panics, whether it was private or published.
+// panics, whether it was private or published. The one exception is a
+// Call deep enough to run as two plain calls (join/doc.go, Panics): a
+// panic in its first call skips its second, which is never visited, so a
+// node under the second child of a Call whose first child holds a
+// panicking leaf may be left unvisited (mayBeSkipped); never visited
+// twice.
 func TestForksRunOnceUnderHeartbeat(t *testing.T) {
 	trees, depth := 40, 12
 	if testing.Short() {
@@ -142,9 +147,11 @@ func TestForksRunOnceUnderHeartbeat(t *testing.T) {
 				pv := catch(func() {
 					require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) { got = visitNode(w, root) }))
 				})
+				skippable := make(map[*node]bool)
+				mayBeSkipped(root, false, skippable)
 				var missing []int
 				walk(root, func(n *node) {
-					if v := n.visits.Load(); v != 1 {
+					if v := n.visits.Load(); v != 1 && !(v == 0 && skippable[n]) {
 						missing = append(missing, int(v))
 					}
 				})
@@ -159,6 +166,23 @@ func TestForksRunOnceUnderHeartbeat(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mayBeSkipped marks in out the nodes of n's tree that a panic may leave
+// unvisited (skip says n is one): the second child of a Call whose first
+// child's tree has a panicking leaf, and all below it. Such a Call, if it
+// ran as plain calls, never made its second call. Join, Both and scopes
+// finish both halves whatever panics.
+func mayBeSkipped(n *node, skip bool, out map[*node]bool) {
+	if skip {
+		out[n] = true
+	}
+	if n.kids[0] == nil {
+		return
+	}
+	_, panics := n.kids[0].count()
+	mayBeSkipped(n.kids[0], skip, out)
+	mayBeSkipped(n.kids[1], skip || (n.kind == 0 && panics > 0), out)
 }
 
 // catch runs f and returns what it panicked with, or nil.

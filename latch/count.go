@@ -61,12 +61,15 @@ func (c *Count) Add() {
 // own words (a scope spawning after it finished): TryAdd then leaves the
 // count at zero, so the latch stays set and its waiter unharmed.
 func (c *Count) TryAdd() bool {
-	if c.pending.Add(1) > 1 {
-		return true
+	// A CAS, not an Add and an undo: two TryAdds on a count at zero (two
+	// handles kept past their scope, used at once) would otherwise see
+	// each other's increment, and one would count a task for a latch
+	// already set. The CAS orders like the Add it replaces.
+	for n := c.pending.Load(); n > 0; n = c.pending.Load() {
+		if c.pending.CompareAndSwap(n, n+1) {
+			return true
+		}
 	}
-	// Nothing else moves pending once it is zero: Done is called once per
-	// task counted, and every one has been.
-	c.pending.Add(-1)
 	return false
 }
 
