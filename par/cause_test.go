@@ -3,15 +3,14 @@ package par_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftrt/weft/internal/slottest"
 	"github.com/weftrt/weft/par"
 	"github.com/weftrt/weft/scheduler"
-	"github.com/weftrt/weft/slots"
 )
 
 // TestCancelledBeforeStartReturnsCause: the Err forms document that
@@ -39,38 +38,14 @@ func TestCancelledBeforeStartReturnsCause(t *testing.T) {
 
 	// Cancelled while the On form waits for a slot that never comes, from
 	// a supplier that wraps the context's error in its own.
-	sup := wrapping{paused(), make(chan struct{})}
+	sup := slottest.NewWrapping()
 	p2, err := scheduler.New(scheduler.WithWorkers(1), scheduler.WithSupplier(sup))
 	require.NoError(t, err)
 	defer p2.Close()
 	ctx2, cancel2 := context.WithCancelCause(context.Background())
 	got := make(chan error)
 	go func() { got <- par.ForRangeErrOn(ctx2, p2, 0, 10_000, body) }()
-	<-sup.waiting
+	<-sup.Waiting
 	cancel2(errWhy)
 	assert.ErrorIs(t, <-got, errWhy, "On form waiting for a slot")
-}
-
-// wrapping is a supplier whose failed reservations wrap the error, as a
-// supplier that says who it is would. It closes waiting as a reservation
-// starts to wait.
-type wrapping struct {
-	slots.Supplier
-	waiting chan struct{}
-}
-
-func (w wrapping) ReserveSlot(ctx context.Context, rc slots.ReserveContext) (slots.Permit, error) {
-	close(w.waiting)
-	p, err := w.Supplier.ReserveSlot(ctx, rc)
-	if err != nil {
-		err = fmt.Errorf("wrapping supplier: %w", err)
-	}
-	return p, err
-}
-
-// paused returns a supplier that grants nothing until resumed.
-func paused() slots.Supplier {
-	s := slots.NewPauseable(slots.NewFixed(1))
-	s.Pause(slots.PauseOptions{})
-	return s
 }

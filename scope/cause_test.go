@@ -3,12 +3,12 @@ package scope_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftrt/weft/internal/slottest"
 	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/scope"
 	"github.com/weftrt/weft/slots"
@@ -53,14 +53,14 @@ func TestGroupOnCancelledReturnsCause(t *testing.T) {
 	})
 
 	t.Run("on a supplier that wraps the context's error", func(t *testing.T) {
-		sup := wrapping{paused(), make(chan struct{})}
+		sup := slottest.NewWrapping()
 		p, err := scheduler.New(scheduler.WithWorkers(1), scheduler.WithSupplier(sup))
 		require.NoError(t, err)
 		defer p.Close()
 		ctx, cancel := context.WithCancelCause(context.Background())
 		got := make(chan error)
 		go func() { got <- scope.GroupOn(ctx, p, ran) }()
-		<-sup.waiting
+		<-sup.Waiting
 		cancel(errWhy) // no slot ever comes: the reservation ends with ctx
 		assert.ErrorIs(t, <-got, errWhy)
 	})
@@ -75,28 +75,4 @@ func TestGroupOnCancelledReturnsCause(t *testing.T) {
 			assert.ErrorIs(t, scope.GroupOn(ctx, p, ran), errWhy)
 		}))
 	})
-}
-
-// wrapping is a supplier whose failed reservations wrap the error, as a
-// supplier that says who it is would. It closes waiting as a reservation
-// starts to wait.
-type wrapping struct {
-	slots.Supplier
-	waiting chan struct{}
-}
-
-func (w wrapping) ReserveSlot(ctx context.Context, rc slots.ReserveContext) (slots.Permit, error) {
-	close(w.waiting)
-	p, err := w.Supplier.ReserveSlot(ctx, rc)
-	if err != nil {
-		err = fmt.Errorf("wrapping supplier: %w", err)
-	}
-	return p, err
-}
-
-// paused returns a supplier that grants nothing until resumed.
-func paused() slots.Supplier {
-	s := slots.NewPauseable(slots.NewFixed(1))
-	s.Pause(slots.PauseOptions{})
-	return s
 }
