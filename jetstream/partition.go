@@ -55,6 +55,13 @@ type partition struct {
 	throttle       throttle
 	throttledUntil time.Time
 	held           int // tasks polled from it and not settled
+	// full says the consumer's last answer stopped short while messages
+	// were left (or the server held the request, or said come back
+	// later): it is at MaxAckPending, most likely. A request without an
+	// expiry would then wait unanswered until a task is settled, so the
+	// first pass asks it with sweepWait instead (see keyed.poll) until an
+	// answer shows the consumer drained.
+	full bool
 	// returned holds the messages handed back unrun. They are Nak'd
 	// together, in stream order, once the partition holds nothing else
 	// (held == 0, no pull in flight), and it is not pulled until then:
@@ -520,12 +527,21 @@ func (k *keyed) poll(ctx context.Context, n int) ([]intake.Task, error) {
 			// never wait behind an empty one's expiry. A request without a
 			// pin that finds messages pinned to another client would wait
 			// for them, so it always expires.
-			wait := sweepWait
+			//
+			// The server answers at once only while the consumer is below
+			// MaxAckPending: a request for more than it may deliver gets
+			// what it may, and is then held, unanswered, until a task is
+			// settled. So such a request asks for no more than the room
+			// this worker's own tasks leave, and none is sent while the
+			// consumer is known to be full.
+			wait, want := sweepWait, n-len(tasks)
 			if !patient && (p.index < 0 || p.puller.getPin() != "") {
-				wait = 0
+				if room := k.room(p); room > 0 {
+					wait, want = 0, min(want, room)
+				}
 			}
-			msgs, err := p.puller.pull(ctx, n-len(tasks), wait)
-			tasks = append(tasks, k.admit(p, msgs, err)...)
+			msgs, err := p.puller.pull(ctx, want, wait)
+			tasks = append(tasks, k.admit(p, msgs, err, want)...)
 			switch {
 			case err == nil, errors.Is(err, errComeBackLater), errors.Is(err, errPinLost):
 				continue
@@ -583,6 +599,18 @@ func (k *keyed) throttledTill() time.Time {
 	return at
 }
 
+// room returns how many more tasks p's consumer may deliver before
+// MaxAckPending, as far as this worker knows: none while it is known to
+// be full.
+func (k *keyed) room(p *partition) int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if p.full {
+		return 0
+	}
+	return max(k.s.cfg.MaxAckPending-p.held, 0)
+}
+
 func (k *keyed) unbind() {
 	k.mu.Lock()
 	k.bound = false
@@ -591,9 +619,10 @@ func (k *keyed) unbind() {
 
 // admit makes tasks of the messages a pull on p brought, counts them as
 // held, and ends the pull.
-func (k *keyed) admit(p *partition, msgs []*nats.Msg, pullErr error) []intake.Task {
+func (k *keyed) admit(p *partition, msgs []*nats.Msg, pullErr error, asked int) []intake.Task {
 	tasks := make([]intake.Task, 0, len(msgs))
 	drained := len(msgs) == 0 && pullErr == nil
+	var left uint64 // the messages pending after the last one delivered
 	for _, m := range msgs {
 		t, err := k.s.newTask(m)
 		if err != nil {
@@ -602,9 +631,22 @@ func (k *keyed) admit(p *partition, msgs []*nats.Msg, pullErr error) []intake.Ta
 		}
 		k.s.backlog.Store(int64(t.meta.NumPending))
 		drained = t.meta.NumPending == 0
+		left = t.meta.NumPending
 		tasks = append(tasks, t)
 	}
 	k.mu.Lock()
+	switch {
+	case errors.Is(pullErr, errComeBackLater):
+		p.full = true
+	case len(tasks) > 0 && left == 0:
+		p.full = false
+	case len(msgs) >= min(asked, maxPull):
+		p.full = false // it gave all that was asked: it had room
+	case len(tasks) > 0:
+		p.full = true // it stopped short with messages left
+	case len(msgs) == 0 && pullErr == nil && p.held == 0:
+		p.full = false // nothing of this worker's is pending on it
+	}
 	p.drainedAt = time.Time{}
 	if drained {
 		p.drainedAt = time.Now()

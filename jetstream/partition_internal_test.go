@@ -19,15 +19,15 @@ func TestEmptyPullsLengthenTheSkip(t *testing.T) {
 	for i, want := range []time.Duration{2 * ms, 4 * ms, 8 * ms, 16 * ms, 16 * ms, 16 * ms} {
 		require.Equal(t, want, p.skipFor(), "after %d empty pulls", i)
 		p.busy = true
-		k.admit(p, nil, nil)
+		k.admit(p, nil, nil, 1)
 		require.False(t, p.drainedAt.IsZero(), "an empty pull marks the consumer drained")
 		require.False(t, p.busy, "admit ends the pull")
 	}
-	k.admit(p, nil, errors.New("no answer"))
+	k.admit(p, nil, errors.New("no answer"), 1)
 	require.Equal(t, 6, p.emptyPulls, "a failed pull")
 	require.Equal(t, drainedMax, p.skipFor())
 
-	k.admit(p, []*nats.Msg{{Subject: "not.a.task"}}, nil)
+	k.admit(p, []*nats.Msg{{Subject: "not.a.task"}}, nil, 1)
 	require.Zero(t, p.emptyPulls, "a pull that brought a message")
 	require.Equal(t, drainedFor, p.skipFor())
 	require.Equal(t, uint64(1), k.s.Stats().SetAside)

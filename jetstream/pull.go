@@ -201,6 +201,12 @@ func (p *puller) pull(ctx context.Context, n int, wait time.Duration) ([]*nats.M
 			if cancelled != nil {
 				return msgs, cancelled
 			}
+			if wait == 0 {
+				// A request without an expiry is answered at once, unless
+				// the consumer is at MaxAckPending: the server then holds
+				// it until a task is settled. Not a failure.
+				return msgs, errComeBackLater
+			}
 			return msgs, fmt.Errorf("no answer to a pull request within %v", wait+time.Second)
 		case <-ctxDone:
 			// Any short pull (a partition's, or the unkeyed consumer's in
