@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
@@ -42,6 +43,15 @@ func TestPollCutByConnectionDropCountsNoDelivery(t *testing.T) {
 	publishN(t, js, src.Subject(), 0, n)
 	px.arm()
 
+	// Closed once the client has connected again (the first CONNECTED
+	// status from here on is the reconnect: the proxy refuses one until
+	// up), for handlers to wait on rather than poll.
+	reconnected := make(chan struct{})
+	statuses := js.Conn().StatusChanged(nats.CONNECTED)
+	go func() {
+		<-statuses
+		close(reconnected)
+	}()
 	var mu sync.Mutex
 	first := map[string]int{} // the Deliveries of each task's first run
 	w := newWorker(t, intake.Config{
@@ -60,8 +70,8 @@ func TestPollCutByConnectionDropCountsNoDelivery(t *testing.T) {
 			mu.Unlock()
 			// Settled on a live connection, the task is not delivered
 			// again.
-			for !js.Conn().IsConnected() {
-				time.Sleep(5 * time.Millisecond)
+			if !js.Conn().IsConnected() {
+				<-reconnected
 			}
 			return nil
 		},

@@ -9,10 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
-	"github.com/weftrt/weft/slots"
 )
 
 // A keyed source's first pass asks the unkeyed consumer, and a partition
@@ -56,26 +53,8 @@ func TestKeyedPollAtMaxAckPendingIsNoError(t *testing.T) {
 				}
 			}
 
-			release := make(chan struct{})
-			released := false
-			defer func() {
-				if !released {
-					close(release)
-				}
-			}()
-			w := newWorker(t, intake.Config{
-				Source:     src,
-				Supplier:   slots.NewFixed(8),
-				Pool:       newPool(t, 8),
-				MinPollers: 2,
-				MaxPollers: 2,
-				OnError:    onError,
-				Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
-					<-release
-					return nil
-				},
-			})
-			eventually(t, 10*time.Second, func() bool { return w.Stats().Started == maxAckPending }, "MaxAckPending tasks running")
+			w, release := workerAtMaxAckPending(t, src, maxAckPending, onError)
+			defer release() // a failed test must not leave handlers blocked
 			// Let the pollers go on asking at MaxAckPending for a while:
 			// until a poll fails, or enough polls have ended (each held
 			// request gave up after a second).
@@ -85,8 +64,7 @@ func TestKeyedPollAtMaxAckPendingIsNoError(t *testing.T) {
 				return s.PollErrors > 0 || noAnswer.Load() > 0 || s.Polls >= polls+6
 			}, "polls at MaxAckPending")
 			st := w.Stats()
-			close(release)
-			released = true
+			release()
 			eventually(t, 10*time.Second, func() bool { return w.Stats().Acked == n }, "every task acked once the running ones finish")
 			require.NoError(t, w.Shutdown(context.Background()))
 			t.Logf("polls %d (from %d), poll errors %d, no-answer reports %d, throttled %d",

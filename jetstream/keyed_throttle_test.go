@@ -9,10 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
-	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
-	"github.com/weftrt/weft/slots"
 )
 
 // TestPollsBackOffAtMaxAckPending for a keyed source. Another client's
@@ -55,26 +52,8 @@ func TestKeyedPollsBackOffAtMaxAckPending(t *testing.T) {
 				}
 			}
 
-			release := make(chan struct{})
-			released := false
-			defer func() {
-				if !released {
-					close(release)
-				}
-			}()
-			w := newWorker(t, intake.Config{
-				Source:     src,
-				Supplier:   slots.NewFixed(8),
-				Pool:       newPool(t, 8),
-				MinPollers: 2,
-				MaxPollers: 2,
-				OnError:    func(error) {},
-				Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
-					<-release
-					return nil
-				},
-			})
-			eventually(t, 10*time.Second, func() bool { return w.Stats().Started == maxAckPending }, "MaxAckPending tasks running")
+			w, release := workerAtMaxAckPending(t, src, maxAckPending, func(error) {})
+			defer release() // a failed test must not leave handlers blocked
 
 			// The other client's request: it gets nothing (MaxAckPending
 			// is reached, and a partition is pinned to the worker), and
@@ -99,8 +78,7 @@ func TestKeyedPollsBackOffAtMaxAckPending(t *testing.T) {
 			// are acked.
 			require.NoError(t, inbox.Unsubscribe())
 			require.NoError(t, other.Flush())
-			close(release)
-			released = true
+			release()
 			eventually(t, 10*time.Second, func() bool { return w.Stats().Acked == n }, "every task acked once the running ones finish")
 			require.NoError(t, w.Shutdown(context.Background()))
 			t.Logf("pauses: %v; throttled polls in all: %d", got, src.Stats().ThrottledPolls)

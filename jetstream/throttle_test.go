@@ -33,25 +33,8 @@ func TestPollsBackOffAtMaxAckPending(t *testing.T) {
 	const n = 4 // fewer than the free slots: one poll's request waits for them all
 	publishN(t, js, src.Subject(), 0, n)
 
-	release := make(chan struct{})
-	released := false
-	defer func() { // a failed test must not leave handlers blocked
-		if !released {
-			close(release)
-		}
-	}()
-	w := newWorker(t, intake.Config{
-		Source:     src,
-		Supplier:   slots.NewFixed(8),
-		Pool:       newPool(t, 8),
-		MinPollers: 2,
-		MaxPollers: 2,
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
-			<-release
-			return nil
-		},
-	})
-	eventually(t, 10*time.Second, func() bool { return w.Stats().Started == maxAckPending }, "MaxAckPending tasks running")
+	w, release := workerAtMaxAckPending(t, src, maxAckPending, nil)
+	defer release() // a failed test must not leave handlers blocked
 	// Every "come back later" in a row doubles the pause (in [d/2, d],
 	// d = 10ms, 20ms, ...), so the fifth in a row is at least 80ms. Of
 	// seven pauses at least five are in a row: a poll that brings a task
@@ -60,8 +43,7 @@ func TestPollsBackOffAtMaxAckPending(t *testing.T) {
 	// pause at all.
 	eventually(t, 20*time.Second, func() bool { return len(pauses.all()) >= 7 }, "seven throttled polls")
 	got := pauses.all()
-	close(release)
-	released = true
+	release()
 	eventually(t, 10*time.Second, func() bool { return w.Stats().Acked == n }, "every task acked once the running ones finish")
 	require.NoError(t, w.Shutdown(context.Background()))
 	t.Logf("pauses: %v; throttled polls in all: %d", got, src.Stats().ThrottledPolls)
@@ -85,4 +67,28 @@ func (l *pauseLog) all() []time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]time.Duration(nil), l.pauses...)
+}
+
+// workerAtMaxAckPending starts a worker over src (8 slots, 2 pollers)
+// whose handlers hold their tasks, and waits until maxAckPending of them
+// run: the consumer is then at MaxAckPending. release lets the handlers
+// return; calling it again does nothing.
+func workerAtMaxAckPending(t *testing.T, src *weftjs.Source, maxAckPending int, onError func(error)) (w *intake.Worker, release func()) {
+	t.Helper()
+	held := make(chan struct{})
+	release = sync.OnceFunc(func() { close(held) })
+	w = newWorker(t, intake.Config{
+		Source:     src,
+		Supplier:   slots.NewFixed(8),
+		Pool:       newPool(t, 8),
+		MinPollers: 2,
+		MaxPollers: 2,
+		OnError:    onError,
+		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+			<-held
+			return nil
+		},
+	})
+	eventually(t, 10*time.Second, func() bool { return w.Stats().Started == uint64(maxAckPending) }, "MaxAckPending tasks running")
+	return w, release
 }
