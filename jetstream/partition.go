@@ -300,20 +300,24 @@ func (k *keyed) refresh() {
 	if err := k.bind(ctx); err != nil {
 		// Until it binds, this worker renews no entry and takes no
 		// partition: the others share its partitions out once its entry
-		// expires. Polls fail on it too, but their errors go to the
-		// worker, and a worker whose slots are all busy does not poll.
+		// expires, and the pins of those it holds no task of lapse, so
+		// that they move. Polls fail on it too, but their errors go to
+		// the worker, and a worker whose slots are all busy does not
+		// poll. The partitions whose tasks it still runs keep their pins
+		// until those are settled, as on a reassignment (see below).
 		k.s.report(fmt.Errorf("weft/jetstream: member %s in %s: %w", k.id, k.s.cfg.MemberBucket, err))
+		k.keepAliveHeld(false)
 		return
 	}
 	if err := k.renew(ctx); err != nil {
 		k.s.report(fmt.Errorf("weft/jetstream: renewing member %s in %s: %w", k.id, k.s.cfg.MemberBucket, err))
-		k.keepAliveHeld()
+		k.keepAliveHeld(true)
 		return
 	}
 	members, err := k.members(ctx)
 	if err != nil {
 		k.s.report(fmt.Errorf("weft/jetstream: listing members in %s: %w", k.s.cfg.MemberBucket, err))
-		k.keepAliveHeld()
+		k.keepAliveHeld(true)
 		return
 	}
 	owners := assign(k.s.cfg.Partitions, members)
@@ -352,14 +356,18 @@ func (k *keyed) refresh() {
 	}
 }
 
-// keepAliveHeld renews the pins of the partitions this worker owns or
-// still holds tasks of, as the last refresh left them: when the member
-// bucket cannot be read, the pins must not lapse under running tasks.
-func (k *keyed) keepAliveHeld() {
+// keepAliveHeld renews the pins of the partitions this worker still
+// holds tasks of and, if owned, of those the last refresh assigned to it:
+// when the member bucket cannot be read, or the consumers cannot be
+// bound, the pins must not lapse under running tasks. Only a worker that
+// still polls (the bucket is out of reach, the consumers are bound) keeps
+// its assignment: one that cannot bind would hold idle partitions that
+// nobody polls.
+func (k *keyed) keepAliveHeld(owned bool) {
 	var alive []*partition
 	k.mu.Lock()
 	for _, p := range k.parts[:len(k.parts)-1] {
-		if p.owned || p.held > 0 || p.busy || len(p.returned) > 0 || p.naking > 0 {
+		if (owned && p.owned) || p.held > 0 || p.busy || len(p.returned) > 0 || p.naking > 0 {
 			alive = append(alive, p)
 		}
 	}
