@@ -3,6 +3,7 @@ package scope_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,6 +50,33 @@ func TestGroupOnCancelledReturnsCause(t *testing.T) {
 		// Cancelled before or after GroupOn starts to wait: either way the
 		// body cannot start, and the error must be the cause.
 		cancel(errWhy)
+		assert.ErrorIs(t, <-got, errWhy)
+	})
+
+	// Cancelled once GroupOn has its slot and is queued, while every
+	// worker is busy: the body has not started, so it must not start
+	// (it ran under the done context, and GroupOn returned what it
+	// returned, here nil).
+	t.Run("queued behind a busy worker", func(t *testing.T) {
+		p, err := scheduler.New(scheduler.WithWorkers(1))
+		require.NoError(t, err)
+		defer p.Close()
+		release, busy := make(chan struct{}), make(chan struct{})
+		go func() {
+			_ = p.Run(context.Background(), func(*scheduler.Worker) {
+				close(busy)
+				<-release // not in Block: the one worker takes nothing else
+			})
+		}()
+		<-busy
+		ctx, cancel := context.WithCancelCause(context.Background())
+		got := make(chan error)
+		go func() { got <- scope.GroupOn(ctx, p, ran) }()
+		for p.Stats().Pending < 2 { // GroupOn's task is accepted, queued
+			runtime.Gosched()
+		}
+		cancel(errWhy)
+		close(release)
 		assert.ErrorIs(t, <-got, errWhy)
 	})
 

@@ -28,9 +28,9 @@
 //
 // A cancelled ctx is reported by its cause (context.Cause), as par's
 // loops report it: GroupOn, whose body has not started when ctx is
-// already done or ends while it waits for a slot, returns the cause
-// (not ctx.Err()); inside a group, s.Context()'s cause is the parent's
-// cause, the first error, or the first panic. Group itself, like
+// already done or ends while it waits for a slot or a worker, returns
+// the cause (not ctx.Err()); inside a group, s.Context()'s cause is the
+// parent's cause, the first error, or the first panic. Group itself, like
 // errgroup, still runs body under a done ctx and returns what body and
 // its tasks return.
 //

@@ -22,9 +22,10 @@ func On(p *scheduler.Pool, body func(s *Scope)) error {
 
 // GroupOn runs Group(ctx, w, body) on a worker of p from a goroutine
 // outside the pool, as On does for Run. If ctx is cancelled before body
-// starts (already cancelled, or while GroupOn waits for a slot), body
-// does not run and GroupOn returns context.Cause(ctx), as par's On forms
-// do: the same cancellation gives the same error whatever its timing.
+// starts (already cancelled, while GroupOn waits for a slot, or while
+// its task waits for a free worker), body does not run and GroupOn
+// returns context.Cause(ctx), as par's On forms do: the same cancellation
+// gives the same error whatever its timing.
 func GroupOn(ctx context.Context, p *scheduler.Pool, body func(s *Scope) error) error {
 	if body == nil {
 		panic("weft/scope: GroupOn with a nil body")
@@ -33,7 +34,18 @@ func GroupOn(ctx context.Context, p *scheduler.Pool, body func(s *Scope) error) 
 		panic("weft/scope: GroupOn with a nil context: pass context.Background() or context.TODO()")
 	}
 	var err error
-	if runErr := pool(p).Run(ctx, func(w *scheduler.Worker) { err = Group(ctx, w, body) }); runErr != nil {
+	start := func(w *scheduler.Worker) {
+		// Run checks ctx only until the task is queued; it may end while
+		// the task waits for a busy worker (or under a supplier that
+		// grants a slot despite it), and Group would run body under the
+		// done ctx. The body has not started: the cause, as above.
+		if ctx.Err() != nil {
+			err = context.Cause(ctx)
+			return
+		}
+		err = Group(ctx, w, body)
+	}
+	if runErr := pool(p).Run(ctx, start); runErr != nil {
 		// Run reports a done ctx as ctx.Err() (or the supplier's error
 		// wrapping it), which would drop the cause that a cancellation
 		// inside the group (s.Context()) carries.
