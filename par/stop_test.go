@@ -54,7 +54,14 @@ func TestErrorsPropagateOnManyWorkers(t *testing.T) {
 					return nil
 				}, par.MinLen(1), par.MaxLen(100))
 				assert.ErrorIs(t, err, errBoom)
-				assert.Less(t, ran.Load(), int64(100_000), "no chunk was skipped after the error")
+				if p.Workers() == 1 {
+					// Only one worker makes the skip certain. With
+					// several, the others may run every chunk left while
+					// the failing chunk's worker is descheduled between
+					// its error and the stop: it failed so under -race on
+					// two loaded cores.
+					assert.Less(t, ran.Load(), int64(100_000), "no chunk was skipped after the error")
+				}
 
 				xs := make([]int, 1000)
 				out, err := par.MapErr(context.Background(), w, xs, func(int) (int, error) { return 0, errBoom })
