@@ -3,6 +3,7 @@ package par_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,4 +49,33 @@ func TestCancelledBeforeStartReturnsCause(t *testing.T) {
 	<-sup.Waiting
 	cancel2(errWhy)
 	assert.ErrorIs(t, <-got, errWhy, "On form waiting for a slot")
+}
+
+// An On form whose ctx ends while its task waits for a busy worker
+// reports the cause whatever the loop: an empty loop returned nil, a
+// long one the cause, as one cancelled before the call did for both.
+func TestOnCancelledWhileQueuedReturnsCause(t *testing.T) {
+	errWhy := errors.New("why")
+	p, err := scheduler.New(scheduler.WithWorkers(1))
+	require.NoError(t, err)
+	defer p.Close()
+	for _, n := range []int{0, 10_000} {
+		release, busy := make(chan struct{}), make(chan struct{})
+		go func() {
+			_ = p.Run(context.Background(), func(*scheduler.Worker) {
+				close(busy)
+				<-release // not in Block: the one worker takes nothing else
+			})
+		}()
+		<-busy
+		ctx, cancel := context.WithCancelCause(context.Background())
+		got := make(chan error)
+		go func() { got <- par.ForOn(ctx, p, n, func(int) {}) }()
+		for p.Stats().Pending < 2 { // ForOn's task is accepted, queued
+			runtime.Gosched()
+		}
+		cancel(errWhy)
+		close(release)
+		assert.ErrorIs(t, <-got, errWhy, "a loop of %d", n)
+	}
 }

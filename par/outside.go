@@ -12,8 +12,9 @@ import (
 // and scope.GroupOn do: on a worker of p (nil means scheduler.Default()),
 // blocking the caller until the loop is done. They return
 // scheduler.ErrClosed if p is shutting down, and ctx's cause if ctx is
-// cancelled: before the loop starts (it does not start), or while it runs
-// (no new chunk starts). Panics propagate as in the forms they wrap.
+// cancelled: before the loop starts (it does not start, even if it is
+// empty: also while it waits for a slot or a free worker), or while it
+// runs (no new chunk starts). Panics propagate as in the forms they wrap.
 
 // ForRangeOn is ForRange from outside the pool.
 func ForRangeOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func(w *scheduler.Worker, lo, hi int), opts ...Option) error {
@@ -114,7 +115,18 @@ func on(ctx context.Context, p *scheduler.Pool, f func(w *scheduler.Worker) erro
 		ctx = context.Background()
 	}
 	var err error
-	if runErr := p.Run(ctx, func(w *scheduler.Worker) { err = f(w) }); runErr != nil {
+	start := func(w *scheduler.Worker) {
+		// Run checks ctx only until the task is queued, and it may end
+		// while the task waits for a busy worker. The loops check it as
+		// they start, but an empty one returns nil: the loop has not
+		// started, so it gets the cause, as when ctx ended earlier.
+		if ctx.Err() != nil {
+			err = context.Cause(ctx)
+			return
+		}
+		err = f(w)
+	}
+	if runErr := p.Run(ctx, start); runErr != nil {
 		// A supplier may wrap ctx.Err(): it is still the cancellation.
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(runErr, ctxErr) {
 			return context.Cause(ctx) // as the loop itself reports a cancellation
