@@ -167,7 +167,8 @@ func (s *Scope) push(t *task) {
 		panic(msgFinished)
 	case !s.w.IsCurrent():
 		panic("weft/scope: spawn with a *Scope from another goroutine: use the *Scope that your own task " +
-			"received (it names the worker whose queue the spawn goes to, which only that worker may touch)")
+			"received (it names the worker whose queue the spawn goes to, which only that worker may touch); " +
+			"inside Worker.Block's f the task has given its worker up: spawn before or after Block")
 	}
 	t.job.Init(t)
 	if !s.st.count.TryAdd() {

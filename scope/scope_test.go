@@ -273,3 +273,16 @@ func TestSpawnFromAnotherGoroutinePanics(t *testing.T) {
 		})
 	})
 }
+
+// TestSpawnInsideBlockNamesBlock: inside Block's f the task has given its
+// worker to a stand-in, so a spawn there is refused; the message says
+// why, not only "another goroutine", which the caller does not see.
+func TestSpawnInsideBlockNamesBlock(t *testing.T) {
+	onPools(t, func(t *testing.T, w *scheduler.Worker) {
+		scope.Run(w, func(s *scope.Scope) {
+			var got any
+			s.Worker().Block(func() { got = catch(func() { s.Spawn(func(*scope.Scope) {}) }) })
+			assert.Contains(t, got, "inside Worker.Block's f")
+		})
+	})
+}
