@@ -194,7 +194,14 @@ type batch struct {
 	// on the poller's goroutines, which Shutdown waits for; the task
 	// holds no record in the registry for Shutdown to wait on.
 	counted bool
-	next    int // tasks[next:] are yet to be admitted
+	// records[i] is tasks[i] as booked (see book): every task of the poll
+	// is booked before any is admitted and handed on, as handing one on
+	// may wait (at a bounded door of the pool, or for a hand-back's round
+	// trip). A task booked has its lease kept by the heartbeat; one left
+	// in the poller's hands meanwhile would not, and its lease could run
+	// out, so that the source delivered it again while it waited here.
+	records []*inflight
+	next    int // records[next:] are yet to be admitted
 	told    int // tasks[told:], then extra[told-len(tasks):], are yet to be told Taken
 }
 
@@ -237,10 +244,11 @@ var errPollGoexit error = goexitError("the source's Poll")
 
 // take takes in a poll's batch from where it stands: every permit not
 // matched with a task is released unused, so a poller backing off after
-// it holds no slot; then the tasks are admitted and dispatched, or handed
-// back if the poll failed, and told, with the extra tasks handed back
-// first, that they were taken in. Last it counts the poll's outcome and
-// sets the pause it calls for.
+// it holds no slot; then the tasks are booked, all of them first (see
+// batch.records), then admitted and dispatched, or handed back if the
+// poll failed, and told, with the extra tasks handed back first, that
+// they were taken in. Last it counts the poll's outcome and sets the
+// pause it calls for.
 func (w *Worker) take(st *poller) {
 	b := &st.batch
 	for b.unused < len(b.permits) {
@@ -258,13 +266,21 @@ func (w *Worker) take(st *poller) {
 		b.counted = false
 		w.returnExtra(t)
 	}
+	if !b.halted && b.records == nil && len(b.tasks) > 0 {
+		// No user code here: a goroutine that takes over finds them all
+		// booked, or none.
+		b.records = make([]*inflight, len(b.tasks))
+		for i, t := range b.tasks {
+			b.records[i] = w.book(t, b.permits[i], b)
+		}
+	}
 	switch {
 	case b.halted:
 	case b.err != nil:
-		for b.next < len(b.tasks) {
-			i := b.next
+		for b.next < len(b.records) {
+			r := b.records[b.next]
 			b.next++
-			if r := w.admit(b.tasks[i], b.permits[i], b); r != nil {
+			if w.admit(r) {
 				w.handBackInOrder(r)
 			}
 		}
@@ -275,10 +291,10 @@ func (w *Worker) take(st *poller) {
 				go w.poll()
 			}
 		}
-		for b.next < len(b.tasks) {
-			i := b.next
+		for b.next < len(b.records) {
+			r := b.records[b.next]
 			b.next++
-			if r := w.admit(b.tasks[i], b.permits[i], b); r != nil {
+			if w.admit(r) {
 				w.dispatch(r)
 			}
 		}

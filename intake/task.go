@@ -14,19 +14,26 @@ import (
 	"github.com/weftrt/weft/slots"
 )
 
-// admit records a polled task with the permit reserved for it and the
-// epoch and number of its poll, b. It returns nil for a task whose
-// Deliveries or Key failed: that task does not run (see describe).
-func (w *Worker) admit(t Task, p slots.Permit, b *batch) *inflight {
+// book records a polled task with the permit reserved for it and the
+// epoch and number of its poll, b, on the worker's books (the registry),
+// where the heartbeat keeps its lease from now on. It calls no user code.
+func (w *Worker) book(t Task, p slots.Permit, b *batch) *inflight {
 	r := &inflight{task: t, permit: p, ep: b.ep, poll: b.seq, delivered: time.Now()}
 	r.lastBeat.Store(r.delivered.UnixNano())
 	w.registry.add(r)
 	w.counts.received.Add(1)
+	return r
+}
+
+// admit reads r's Deliveries and Key, and reports whether r may go on to
+// be dispatched: not if either failed, and then r does not run (see
+// describe).
+func (w *Worker) admit(r *inflight) bool {
 	if counted, why := w.describe(r); why != "" {
 		w.returnUnread(r, counted, why)
-		return nil
+		return false
 	}
-	return r
+	return true
 }
 
 // describe reads r's Deliveries and Key, reports whether it could read
