@@ -186,6 +186,8 @@ type batch struct {
 	extra    []Task        // tasks beyond those asked for
 	err      error         // the poll's
 	took     time.Duration // how long the source took to answer
+	start    time.Time     // when the poll asked the source
+	timed    bool          // the poll is counted in Polls, its time in PollTime
 	unused   int           // permits[unused:] are yet to be released unused
 	refused  int           // extra[refused:] are yet to be handed back
 	// counted is set once extra[refused] has been counted as received:
@@ -220,7 +222,7 @@ func (w *Worker) pollOnce(st *poller) {
 	// Until Poll returns: a source that ends the goroutine in Poll fails
 	// the poll, for the goroutine that takes over (pollFrom).
 	b.err = errPollGoexit
-	start := time.Now()
+	b.start = time.Now()
 	var tasks []Task
 	var err error
 	if pan := core.Catch(func() { tasks, err = w.cfg.Source.Poll(b.ep.ctx, len(permits)) }); pan != nil {
@@ -228,14 +230,25 @@ func (w *Worker) pollOnce(st *poller) {
 		// would: unwinding would take the poller and its slots with it.
 		tasks, err = nil, fmt.Errorf("the source panicked: %w", pan)
 	}
-	b.took = time.Since(start)
-	w.counts.observePoll(b.took)
+	w.timePoll(b)
 	if len(tasks) > len(permits) {
 		tasks, b.extra = tasks[:len(permits)], tasks[len(permits):]
 		w.report(fmt.Errorf("weft/intake: source returned %d tasks more than asked; returned to it", len(b.extra)))
 	}
 	b.tasks, b.err, b.unused = tasks, err, len(tasks)
 	w.take(st)
+}
+
+// timePoll counts b's poll in Polls and its time in PollTime, once: a
+// poll that the source's Goexit ended is counted by the goroutine that
+// takes it over (take), up to then.
+func (w *Worker) timePoll(b *batch) {
+	if b.timed {
+		return
+	}
+	b.timed = true
+	b.took = time.Since(b.start)
+	w.counts.observePoll(b.took)
 }
 
 // errPollGoexit fails a poll whose source called runtime.Goexit in Poll
@@ -251,6 +264,9 @@ var errPollGoexit error = goexitError("the source's Poll")
 // pause it calls for.
 func (w *Worker) take(st *poller) {
 	b := &st.batch
+	if !b.halted {
+		w.timePoll(b)
+	}
 	for b.unused < len(b.permits) {
 		p := b.permits[b.unused]
 		b.unused++

@@ -493,6 +493,8 @@ func TestSourcePollGoexitHangsNothing(t *testing.T) {
 	eventually(t, 10*time.Second, func() bool { return c.acked.Load() == 2 }, "both tasks acknowledged (acked %d)", c.acked.Load())
 	shutdownInTime(t, w)
 	requireBooks(t, w, books{Received: 2, Started: 2, Acked: 2})
-	require.EqualValues(t, 1, w.Stats().PollErrors)
+	s := w.Stats()
+	require.EqualValues(t, 1, s.PollErrors)
+	require.EqualValues(t, src.polls.Load()+1, s.Polls, "Polls counts every poll, the one ended by Goexit too")
 	requireReported(t, &reports)
 }
