@@ -91,7 +91,9 @@ func (s *Source) deadLetter(ctx context.Context, t *task, reason string) error {
 	if _, err := s.js.PublishMsg(ctx, m, natsjs.WithExpectStream(s.cfg.DeadLetterStream)); err != nil {
 		return fmt.Errorf("publishing to %s on stream %s: %w", s.cfg.DeadLetterSubject, s.cfg.DeadLetterStream, err)
 	}
-	s.stats.deadLettered.Add(1)
+	// Not counted here but by Terminate, once the +TERM is confirmed: a
+	// +TERM that fails keeps the task, which is dead-lettered again later
+	// (a duplicate of this record), and would be counted twice.
 	return nil
 }
 

@@ -12,7 +12,9 @@ type Stats struct {
 	// (Task.HandBack), so that the return does not count a delivery.
 	HandedBack uint64
 	// DeadLettered counts the terminated tasks stored in the dead-letter
-	// stream.
+	// stream, each once the server confirmed its +TERM (a task whose
+	// +TERM failed is dead-lettered again when it comes back, and counts
+	// then).
 	DeadLettered uint64
 	// SetAside counts the messages that reached a poll and could not be
 	// tasks (no JetStream metadata): reported, never run.

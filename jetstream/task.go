@@ -205,5 +205,11 @@ func (t *task) Terminate(ctx context.Context, reason string) error {
 		}
 		return fmt.Errorf("weft/jetstream: terminating task %s: %w", t.id, err)
 	}
+	// Counted once the task is terminated, as the worker counts it: the
+	// record of a task whose +TERM failed is stored again (a duplicate)
+	// when the task comes back.
+	if !t.src.cfg.NoDeadLetter {
+		t.src.stats.deadLettered.Add(1)
+	}
 	return nil
 }
