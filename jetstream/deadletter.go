@@ -2,6 +2,7 @@ package weftjs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -36,6 +37,22 @@ func (s *Source) bindDeadLetter(ctx context.Context) error {
 		return fmt.Errorf("weft/jetstream: binding dead-letter stream %s (set Config.NoDeadLetter to do without): %w", s.cfg.DeadLetterStream, err)
 	}
 	return nil
+}
+
+// storeDeadLetter is deadLetter, making the dead-letter stream again
+// (unless BindOnly) if it was deleted since the source bound it, and
+// then trying once more: with no stream to store its record, no task
+// could be terminated, and each would come back after every AckWait until
+// the server's MaxDeliver left it in the work stream for good.
+func (s *Source) storeDeadLetter(ctx context.Context, t *task, reason string) error {
+	err := s.deadLetter(ctx, t, reason)
+	if !errors.Is(err, natsjs.ErrNoStreamResponse) || s.cfg.BindOnly {
+		return err
+	}
+	if berr := s.bindDeadLetter(ctx); berr != nil {
+		return fmt.Errorf("%w (and making the stream again failed: %w)", err, berr)
+	}
+	return s.deadLetter(ctx, t, reason)
 }
 
 // deadLetter stores t in the dead-letter stream with the reason it is

@@ -195,7 +195,7 @@ func (t *task) Terminate(ctx context.Context, reason string) error {
 	}
 	reason = boundReason(reason, t.src.maxReason())
 	if !t.src.cfg.NoDeadLetter {
-		if err := t.src.deadLetter(ctx, t, reason); err != nil {
+		if err := t.src.storeDeadLetter(ctx, t, reason); err != nil {
 			return fmt.Errorf("%w: task %s is kept and comes back after AckWait: %w", ErrDeadLetter, t.id, err)
 		}
 	}
