@@ -90,13 +90,17 @@ func TestGivenUpTasksAreDeadLetteredAndReplayed(t *testing.T) {
 }
 
 // A dead-letter stream that cannot take the record (here: its subject
-// belongs to no stream, as when it was deleted under the worker) keeps
-// the task: Terminate fails with ErrDeadLetter, nothing counts it as
-// terminated, and the task stays in the work queue.
+// belongs to no stream, as when it was deleted under a BindOnly source,
+// which does not make it again) keeps the task: Terminate fails with
+// ErrDeadLetter, nothing counts it as terminated, and the task stays in
+// the work queue.
 func TestTerminateKeepsTaskWhenDeadLetterFails(t *testing.T) {
 	srv := startServer(t)
 	js := connect(t, srv.url())
-	src := newSource(t, js, weftjs.Config{PollWait: 100 * time.Millisecond, AckWait: time.Minute})
+	cfg := weftjs.Config{PollWait: 100 * time.Millisecond, AckWait: time.Minute}
+	newSource(t, js, cfg).Close() // makes the streams and the consumer
+	cfg.BindOnly = true
+	src := newSource(t, js, cfg)
 	defer src.Close()
 	require.NoError(t, js.DeleteStream(context.Background(), src.Config().DeadLetterStream))
 	publishN(t, js, src.Subject(), 0, 1)
