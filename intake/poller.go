@@ -332,8 +332,8 @@ func (w *Worker) take(st *poller) {
 	switch {
 	case b.halted:
 	case b.err != nil:
-		if b.ep.ctx.Err() != nil {
-			break // cancelled by a Pause or a stop
+		if w.cancelled(b) {
+			break
 		}
 		w.counts.pollErrors.Add(1)
 		w.report(fmt.Errorf("weft/intake: poll: %w", b.err))
@@ -349,6 +349,22 @@ func (w *Worker) take(st *poller) {
 	}
 	w.clock.end(b.seq)
 	b.open = false
+}
+
+// cancelled reports whether b's poll, which failed, failed because the
+// worker cancelled it, and not for a reason of the source's own. Its
+// epoch having ended is not enough: haltedBack ends it too, when a task
+// goes back because the supplier failed marking its slot, with the worker
+// neither paused nor stopping, and a poll in flight may fail for real
+// (the source is down) just then; that must still be reported, counted
+// and backed off from. So it is a cancellation if the worker is halted
+// (a Pause or a stop: a source that answers one with an error of its own
+// stays quiet), or if the error is the context's.
+func (w *Worker) cancelled(b *batch) bool {
+	if b.ep.ctx.Err() == nil {
+		return false
+	}
+	return w.halted() || errors.Is(b.err, context.Canceled) || errors.Is(b.err, context.Cause(b.ep.ctx))
 }
 
 // countRefused counts a task the source delivered beyond what was asked
