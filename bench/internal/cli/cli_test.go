@@ -96,6 +96,25 @@ func TestMarkdownFile(t *testing.T) {
 	assert.Contains(t, errOut, "no such directory")
 }
 
+// TestOutputPathsCheckedFirst: an output path that cannot be written as
+// asked (-markdown naming a directory, -out naming a file) is refused
+// before anything is measured, not after the whole run.
+func TestOutputPathsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "results.txt")
+	require.NoError(t, os.WriteFile(file, []byte("keep"), 0o644))
+	for _, bad := range [][]string{{"-markdown", dir}, {"-out", file}} {
+		args := append(append(slices.Clone(tinyFlags), "-suites", "admission", "-contenders", "weft"), bad...)
+		code, out, errOut := run(t, args...)
+		assert.Equal(t, 2, code, "%v: %s", bad, errOut)
+		assert.Contains(t, errOut, bad[0]+" "+bad[1], "%v", bad)
+		assert.Empty(t, out, "%v: nothing measured", bad)
+	}
+	kept, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Equal(t, "keep", string(kept))
+}
+
 // TestWorkersInOrder: worker counts given out of order are measured and
 // shown in ascending order, as the default sweep is.
 func TestWorkersInOrder(t *testing.T) {

@@ -85,7 +85,7 @@ func (o *options) check() error {
 	if err := o.checkSizes(); err != nil {
 		return err
 	}
-	return o.checkMarkdown()
+	return o.checkOutputs()
 }
 
 // checkSizes fails at once on a size no repetition can run with: a
@@ -114,14 +114,21 @@ func (o *options) checkSizes() error {
 	return nil
 }
 
-// checkMarkdown fails at once where -markdown's file could not be
-// written, rather than after minutes of measuring.
-func (o *options) checkMarkdown() error {
-	if o.markdown == "" {
-		return nil
+// checkOutputs fails at once where -markdown's file or -out's directory
+// could not be written, rather than after minutes of measuring.
+func (o *options) checkOutputs() error {
+	if o.markdown != "" {
+		if st, err := os.Stat(filepath.Dir(o.markdown)); err != nil || !st.IsDir() {
+			return fmt.Errorf("-markdown %s: no such directory", o.markdown)
+		}
+		if st, err := os.Stat(o.markdown); err == nil && st.IsDir() {
+			return fmt.Errorf("-markdown %s: a directory, not a file", o.markdown)
+		}
 	}
-	if st, err := os.Stat(filepath.Dir(o.markdown)); err != nil || !st.IsDir() {
-		return fmt.Errorf("-markdown %s: no such directory", o.markdown)
+	if o.out != "" {
+		if st, err := os.Stat(o.out); err == nil && !st.IsDir() {
+			return fmt.Errorf("-out %s: a file, not a directory", o.out)
+		}
 	}
 	return nil
 }

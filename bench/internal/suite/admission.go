@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"context"
 	"fmt"
 	"sync/atomic"
 
@@ -44,8 +43,8 @@ func tasks(n int) *workload {
 }
 
 func tasksRun(submit func(func()) error, n int) ([]float64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), jobTimeout)
-	defer cancel()
+	timer := newJobTimer()
+	defer timer.stop()
 	var left atomic.Int64
 	left.Store(int64(n))
 	done := make(chan struct{}, 1)
@@ -60,7 +59,7 @@ func tasksRun(submit func(func()) error, n int) ([]float64, error) {
 			err = submit(task)
 		}
 		if err == nil {
-			_, err = awaitJob(ctx, done)
+			_, err = awaitJob(timer, done)
 		}
 	})
 	if err != nil {

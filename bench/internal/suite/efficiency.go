@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -20,17 +19,39 @@ var efficiency = Suite{
 }
 
 // jobTimeout bounds every wait for a submitted job, so that a contender
-// that loses a job fails the run instead of hanging it. Tests shorten it.
+// that loses a job fails the run instead of hanging it. It bounds each
+// job's wait, not a repetition: a repetition of many jobs (-ticks 40000,
+// or -wakes 100 -wake-gap 500ms) may run far longer than one job may take.
+// Tests shorten it.
 var jobTimeout = 30 * time.Second
 
 var errLostJob = errors.New("a submitted job never ran")
 
-// awaitJob waits for a job's signal on ch until ctx ends.
-func awaitJob[T any](ctx context.Context, ch <-chan T) (T, error) {
+// jobTimer times the waits for submitted jobs, one at a time. Made
+// outside a timed region, it keeps the wait inside one to a timer's reset.
+type jobTimer struct{ t *time.Timer }
+
+func newJobTimer() jobTimer {
+	t := time.NewTimer(jobTimeout)
+	t.Stop()
+	return jobTimer{t}
+}
+
+func (j jobTimer) stop() { j.t.Stop() }
+
+// awaitJob waits for a job's signal on ch, for at most jobTimeout from
+// now. A signal that is there when the time is up still counts.
+func awaitJob[T any](j jobTimer, ch <-chan T) (T, error) {
+	j.t.Reset(jobTimeout)
 	select {
 	case v := <-ch:
 		return v, nil
-	case <-ctx.Done():
+	case <-j.t.C:
+		select {
+		case v := <-ch:
+			return v, nil
+		default:
+		}
 		var zero T
 		return zero, fmt.Errorf("%w within %s", errLostJob, jobTimeout)
 	}
@@ -50,12 +71,12 @@ func submitter(c contender.Contender, inst contender.Instance) (func(func()) err
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), jobTimeout)
-	defer cancel()
+	timer := newJobTimer()
+	defer timer.stop()
 	done := make(chan struct{}, 1)
 	if err := s.Submit(func() { done <- struct{}{} }); err != nil {
 		return nil, err
 	}
-	_, err = awaitJob(ctx, done)
+	_, err = awaitJob(timer, done)
 	return s.Submit, err
 }

@@ -122,6 +122,38 @@ func TestLostJobFailsTheRun(t *testing.T) {
 	}
 }
 
+// TestJobTimeoutIsPerJob checks that the lost-job timeout bounds the wait
+// for each job, not a whole repetition: a tick or wake repetition that
+// lasts longer than it (-ticks 40000, -wake-gap 500ms) used to fail with
+// "a submitted job never ran" though every job ran at once. The inline
+// contender runs each job inside Submit; the ticks' and wake gaps' own
+// pauses make each repetition outlast the timeout.
+func TestJobTimeoutIsPerJob(t *testing.T) {
+	defer suite.SetJobTimeout(5 * time.Millisecond)()
+	inline := contender.Contender{Name: "inline", Role: result.Alternative, Caps: contender.Submit,
+		Start: func(int) (contender.Instance, error) { return inlineSubmitter{}, nil }}
+	sizes := tiny()
+	sizes.Ticks, sizes.Wakes, sizes.WakeGap = 40, 4, 5*time.Millisecond // 40ms and 20ms a repetition at least
+	ss, err := suite.Lookup([]string{"efficiency"})
+	require.NoError(t, err)
+	cases := ss[0].Cases(suite.Config{Sizes: sizes, Contenders: []contender.Contender{inline}, Workers: []int{1}})
+	require.Len(t, cases, 2, "tick, wake")
+	for _, c := range cases {
+		_, err := runner.Run(t.Context(), []runner.Case{c}, runner.Options{Reps: 1})
+		require.NoError(t, err, c.Name())
+	}
+}
+
+// inlineSubmitter runs each job inside Submit: no job is ever late.
+type inlineSubmitter struct{}
+
+func (inlineSubmitter) Close() {}
+
+func (inlineSubmitter) Submit(f func()) error {
+	f()
+	return nil
+}
+
 func TestClaimedCapabilityMustExist(t *testing.T) {
 	liar := contender.Contender{Name: "liar", Role: result.Alternative, Caps: contender.Submit,
 		Start: func(int) (contender.Instance, error) { return halfInstance{}, nil }}

@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -35,8 +34,8 @@ func tick(jobs int) *workload {
 }
 
 func tickRun(submit func(func()) error, jobs int) ([]float64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), jobTimeout)
-	defer cancel()
+	timer := newJobTimer()
+	defer timer.stop()
 	done := make(chan struct{}, 1)
 	job := func() { done <- struct{}{} }
 	var err error
@@ -44,7 +43,7 @@ func tickRun(submit func(func()) error, jobs int) ([]float64, error) {
 		for i := 0; i < jobs && err == nil; i++ {
 			time.Sleep(time.Millisecond)
 			if err = submit(job); err == nil {
-				_, err = awaitJob(ctx, done)
+				_, err = awaitJob(timer, done)
 			}
 		}
 	})

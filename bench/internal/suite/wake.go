@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -37,8 +36,8 @@ func wake(wakes int, gap time.Duration) *workload {
 }
 
 func wakeRun(submit func(func()) error, wakes int, gap time.Duration) ([]float64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), jobTimeout)
-	defer cancel()
+	timer := newJobTimer()
+	defer timer.stop()
 	started := make(chan time.Time, 1)
 	job := func() { started <- time.Now() }
 	lat := make([]float64, wakes)
@@ -51,7 +50,7 @@ func wakeRun(submit func(func()) error, wakes int, gap time.Duration) ([]float64
 				break
 			}
 			var t time.Time
-			t, err = awaitJob(ctx, started)
+			t, err = awaitJob(timer, started)
 			lat[i] = nanos(t.Sub(t0))
 		}
 	})
