@@ -53,10 +53,11 @@ type options struct {
 	ackWait  time.Duration
 	maxDeliv int
 	stay     bool
-	parts    int    // -partitions
-	keys     int    // -keys
-	check    bool   // -check-order
-	sec      secure // credentials and TLS, as the nats CLI takes them
+	parts    int      // -partitions
+	keys     int      // -keys
+	check    bool     // -check-order
+	sec      secure   // credentials and TLS, as the nats CLI takes them
+	args     []string // arguments after the flags: none is wanted
 }
 
 func parseFlags() options {
@@ -77,6 +78,7 @@ func parseFlags() options {
 	o.sec.register(flag.CommandLine)
 	flag.Parse()
 	o.sec.fromEnv(flag.CommandLine, os.LookupEnv)
+	o.args = flag.Args()
 	return o
 }
 
@@ -95,6 +97,15 @@ func main() {
 }
 
 func run(o options) error {
+	if len(o.args) > 0 {
+		return fmt.Errorf("unexpected argument %q: a subcommand (replay) comes first, before any flag", o.args[0])
+	}
+	if o.slots < 1 || o.slots > slots.MaxFixed {
+		return fmt.Errorf("-slots %d: want 1 to %d", o.slots, slots.MaxFixed)
+	}
+	if o.tasks < 0 {
+		return fmt.Errorf("-tasks %d: want >= 0 (0: publish none)", o.tasks)
+	}
 	if o.keys < 0 || o.parts < 0 {
 		return fmt.Errorf("-keys %d, -partitions %d: want >= 0", o.keys, o.parts)
 	}
