@@ -111,9 +111,15 @@ type keyed struct {
 	id     string
 	sink   *nats.Subscription // answers to keep-alives
 
+	// pinsOwned says that keepPins renews the pins of the partitions
+	// assigned to this worker, not only of those it holds tasks of: false
+	// while it cannot bind (see refresh). Guarded by mu.
+	pinsOwned bool
+
 	kick      chan struct{}
 	stop      chan struct{}
 	done      chan struct{}
+	pinsDone  chan struct{}
 	closeOnce sync.Once
 }
 
@@ -140,8 +146,9 @@ func newKeyed(s *Source) *keyed {
 	cfg := s.cfg
 	k := &keyed{
 		s: s, byCon: map[string]*partition{}, changed: make(chan struct{}),
-		id:   cfg.MemberID,
+		id: cfg.MemberID, pinsOwned: true,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		pinsDone: make(chan struct{}),
 	}
 	if k.id == "" {
 		k.id = nuid.Next()
@@ -266,10 +273,40 @@ func (k *keyed) ensureConsumer(ctx context.Context, cc natsjs.ConsumerConfig) er
 	return err
 }
 
-// start runs the member loop: it lists this worker in the member bucket,
-// shares the partitions out, and keeps the pins it holds alive.
+// start runs the member loop, which lists this worker in the member
+// bucket and shares the partitions out, and the pin loop, which keeps the
+// pins it holds alive.
 func (k *keyed) start() {
 	go k.run()
+	go k.keepPins()
+}
+
+// keepPins renews the pins this worker holds every third of MemberTTL, on
+// a ticker of its own. The member loop cannot do it: it waits on the
+// member bucket, whose requests, when the bucket is out of reach (its
+// stream's leader lost, a server too busy to answer) while the partitions
+// are not, each take up to bindTimeout to time out. Meanwhile this
+// worker's entry expires, the others take its partitions, and a PinnedTTL
+// shorter than that wait would hand them over while their tasks still run
+// here (TestHungMemberBucketKeepsPins).
+func (k *keyed) keepPins() {
+	defer close(k.pinsDone)
+	tick := time.NewTicker(k.s.cfg.MemberTTL / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+		case <-k.stop:
+			return
+		}
+		if k.s.nc.IsClosed() {
+			continue
+		}
+		k.mu.Lock()
+		owned := k.pinsOwned
+		k.mu.Unlock()
+		k.keepAliveHeld(owned)
+	}
 }
 
 func (k *keyed) run() {
@@ -289,7 +326,7 @@ func (k *keyed) run() {
 
 // refresh renews this worker's member entry, reads the live members,
 // takes the partitions assigned to it and lets go of the others once it
-// holds none of their tasks, and renews the pins it holds, those of
+// holds none of their tasks. keepPins renews the pins it holds, those of
 // partitions it must still let go of included.
 func (k *keyed) refresh() {
 	ctx, cancel := context.WithTimeout(context.Background(), bindTimeout)
@@ -305,25 +342,25 @@ func (k *keyed) refresh() {
 		// the worker, and a worker whose slots are all busy does not
 		// poll. The partitions whose tasks it still runs keep their pins
 		// until those are settled, as on a reassignment (see below).
+		k.setPinsOwned(false)
 		k.s.report(fmt.Errorf("weft/jetstream: member %s in %s: %w", k.id, k.s.cfg.MemberBucket, err))
-		k.keepAliveHeld(false)
 		return
 	}
+	// Bound: while the member bucket cannot be read, keepPins renews the
+	// pins of the partitions it last assigned to this worker too.
+	k.setPinsOwned(true)
 	if err := k.renew(ctx); err != nil {
 		k.s.report(fmt.Errorf("weft/jetstream: renewing member %s in %s: %w", k.id, k.s.cfg.MemberBucket, err))
-		k.keepAliveHeld(true)
 		return
 	}
 	members, err := k.members(ctx)
 	if err != nil {
 		k.s.report(fmt.Errorf("weft/jetstream: listing members in %s: %w", k.s.cfg.MemberBucket, err))
-		k.keepAliveHeld(true)
 		return
 	}
 	owners := assign(k.s.cfg.Partitions, members)
 	var owned []int
 	var release []*partition
-	var alive []*partition
 	k.mu.Lock()
 	for i, who := range owners {
 		p := k.parts[i]
@@ -331,14 +368,13 @@ func (k *keyed) refresh() {
 		switch {
 		case p.owned:
 			owned = append(owned, i)
-			alive = append(alive, p)
 		case p.held == 0 && !p.busy && len(p.returned) == 0 && p.naking == 0:
 			release = append(release, p)
 		default:
-			// Assigned elsewhere, but its tasks are still here: the pin
-			// must outlive them, or it lapses after PinnedTTL and the
-			// new owner runs their keys' next tasks beside them.
-			alive = append(alive, p)
+			// Assigned elsewhere, but its tasks are still here: keepPins
+			// renews the pin until they are settled, or it would lapse
+			// after PinnedTTL and the new owner run their keys' next
+			// tasks beside them.
 		}
 	}
 	changed := !slices.Equal(owned, k.owned)
@@ -347,9 +383,6 @@ func (k *keyed) refresh() {
 	k.mu.Unlock()
 	if changed && k.s.cfg.OnPartitions != nil {
 		k.s.cfg.OnPartitions(slices.Clone(owned))
-	}
-	for _, p := range alive {
-		k.keepAlive(p)
 	}
 	for _, p := range release {
 		k.unpin(ctx, p)
@@ -362,7 +395,7 @@ func (k *keyed) refresh() {
 // bound, the pins must not lapse under running tasks. Only a worker that
 // still polls (the bucket is out of reach, the consumers are bound) keeps
 // its assignment: one that cannot bind would hold idle partitions that
-// nobody polls.
+// nobody polls. A partition let go of (unpin) has no pin left to renew.
 func (k *keyed) keepAliveHeld(owned bool) {
 	var alive []*partition
 	k.mu.Lock()
@@ -375,6 +408,12 @@ func (k *keyed) keepAliveHeld(owned bool) {
 	for _, p := range alive {
 		k.keepAlive(p)
 	}
+}
+
+func (k *keyed) setPinsOwned(owned bool) {
+	k.mu.Lock()
+	k.pinsOwned = owned
+	k.mu.Unlock()
 }
 
 // members lists the live members (whose entries have not expired), this
@@ -844,6 +883,7 @@ func (k *keyed) close() {
 func (k *keyed) closeNow() {
 	close(k.stop)
 	<-k.done
+	<-k.pinsDone
 	k.mu.Lock()
 	for _, p := range k.parts[:len(k.parts)-1] {
 		k.flushLocked(p)
