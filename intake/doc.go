@@ -84,9 +84,10 @@
 // anything. A pool whose door is bounded still works, as nested
 // admission: a poller waits at the door before handing over the next
 // task (the tasks of its poll are on the worker's books meanwhile, their
-// leases kept by heartbeats). But never give the pool's door and the worker the same bounded
-// supplier: each task would need two of its slots, and a worker holding
-// them all for polls would leave none for the door.
+// leases kept by heartbeats). But never give the pool's door and the
+// worker the same bounded supplier: each task would need two of its
+// slots, and a worker holding them all for polls would leave none for
+// the door.
 //
 // Idle pollers hold slots: a poll waiting on an empty queue holds one
 // slot per task it asked for, until the source answers (MemQueue's

@@ -255,17 +255,28 @@ func (w *Worker) timePoll(b *batch) {
 // (t.FailNow in a test's source).
 var errPollGoexit error = goexitError("the source's Poll")
 
-// take takes in a poll's batch from where it stands: every permit not
+// take takes in a poll's batch from where it stands: the tasks are
+// booked, all of them first (see batch.records); every permit not
 // matched with a task is released unused, so a poller backing off after
-// it holds no slot; then the tasks are booked, all of them first (see
-// batch.records), then admitted and dispatched, or handed back if the
-// poll failed, and told, with the extra tasks handed back first, that
-// they were taken in. Last it counts the poll's outcome and sets the
-// pause it calls for.
+// it holds no slot, and the extra tasks are handed back; then the tasks
+// are admitted and dispatched, or handed back if the poll failed, and
+// told, the extra tasks after them, that they were taken in. Last it
+// counts the poll's outcome and sets the pause it calls for.
 func (w *Worker) take(st *poller) {
 	b := &st.batch
 	if !b.halted {
 		w.timePoll(b)
+	}
+	// Booked first, before the calls below that may wait (a supplier's
+	// ReleaseSlot, the hand-back of each task beyond the ask, a round
+	// trip), so that no lease goes unkept meanwhile.
+	if !b.halted && b.records == nil && len(b.tasks) > 0 {
+		// No user code here: a goroutine that takes over finds them all
+		// booked, or none.
+		b.records = make([]*inflight, len(b.tasks))
+		for i, t := range b.tasks {
+			b.records[i] = w.book(t, b.permits[i], b)
+		}
 	}
 	for b.unused < len(b.permits) {
 		p := b.permits[b.unused]
@@ -281,14 +292,6 @@ func (w *Worker) take(st *poller) {
 		b.refused++
 		b.counted = false
 		w.returnExtra(t)
-	}
-	if !b.halted && b.records == nil && len(b.tasks) > 0 {
-		// No user code here: a goroutine that takes over finds them all
-		// booked, or none.
-		b.records = make([]*inflight, len(b.tasks))
-		for i, t := range b.tasks {
-			b.records[i] = w.book(t, b.permits[i], b)
-		}
 	}
 	switch {
 	case b.halted:
@@ -359,7 +362,8 @@ func (w *Worker) take(st *poller) {
 // (the source is down) just then; that must still be reported, counted
 // and backed off from. So it is a cancellation if the worker is halted
 // (a Pause or a stop: a source that answers one with an error of its own
-// stays quiet), or if the error is the context's.
+// stays quiet, unless a Resume came before the poll is counted), or if
+// the error is the context's.
 func (w *Worker) cancelled(b *batch) bool {
 	if b.ep.ctx.Err() == nil {
 		return false
