@@ -72,7 +72,12 @@ func TestOnCancelledWhileQueuedReturnsCause(t *testing.T) {
 		got := make(chan error)
 		go func() { got <- par.ForOn(ctx, p, n, func(int) {}) }()
 		for p.Stats().Pending < 2 { // ForOn's task is accepted, queued
-			runtime.Gosched()
+			select {
+			case err := <-got:
+				t.Fatalf("ForOn returned before its task was queued: %v", err)
+			default:
+				runtime.Gosched()
+			}
 		}
 		cancel(errWhy)
 		close(release)

@@ -73,7 +73,12 @@ func TestGroupOnCancelledReturnsCause(t *testing.T) {
 		got := make(chan error)
 		go func() { got <- scope.GroupOn(ctx, p, ran) }()
 		for p.Stats().Pending < 2 { // GroupOn's task is accepted, queued
-			runtime.Gosched()
+			select {
+			case err := <-got:
+				t.Fatalf("GroupOn returned before its task was queued: %v", err)
+			default:
+				runtime.Gosched()
+			}
 		}
 		cancel(errWhy)
 		close(release)
