@@ -17,6 +17,7 @@ func BenchmarkCall(b *testing.B) {
 	perFork := func(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/forks, "ns/fork")
 	}
+	want := fibSeq(n)
 	b.Run("sequential", func(b *testing.B) {
 		for range b.N {
 			sink = fibSeq(n)
@@ -34,12 +35,19 @@ func BenchmarkCall(b *testing.B) {
 				"values": fibCall, "closures": fibJoin, "both": fibBoth,
 			}[kind]
 			b.ReportAllocs()
-			_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+			err = p.Run(context.Background(), func(w *scheduler.Worker) {
 				b.ResetTimer()
 				for range b.N {
 					sink = fib(w, n)
 				}
+				b.StopTimer() // p.Close, deferred, is not a join's cost
 			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if sink != want {
+				b.Fatalf("fib(%d) = %d, want %d", n, sink, want)
+			}
 			perFork(b)
 		})
 	}
