@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/scope"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -269,4 +270,74 @@ func TestCloseFromExitHookIsRefused(t *testing.T) {
 		t.Fatal("hang: Close from the exit hook waits for the hook's own goroutine")
 	}
 	hangGuard(t, "Close after a refused Close in the exit hook", closed)
+}
+
+// A start hook may enter its pool (Run runs inline there, and a Yield or
+// a join's wait runs other jobs), and a job it runs so may call
+// runtime.Goexit, which ends the goroutine inside the hook. The pool used
+// to take that for the hook's own Goexit and start the replacement
+// without the hook: the hook never failed, yet a worker ran tasks without
+// its setup (a locked thread, per-worker state).
+func TestJobGoexitInStartHookKeepsTheHook(t *testing.T) {
+	var p atomic.Pointer[scheduler.Pool]
+	var starts atomic.Int64
+	inHook, gate := make(chan struct{}), make(chan struct{})
+	pl := pool(t, scheduler.WithWorkers(1), scheduler.WithStartHook(func(int) {
+		if starts.Add(1) == 2 { // the first replacement's: p is set
+			inHook <- struct{}{}
+			<-gate
+			_ = p.Load().Run(context.Background(), func(w *scheduler.Worker) { w.Yield() })
+		}
+	}), scheduler.WithPanicHandler(func(*scheduler.Panic) {}))
+	p.Store(pl)
+	ctx := context.Background()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// A task's Goexit: the replacement runs the hook, which waits.
+		assert.NoError(t, pl.Spawn(ctx, func(*scheduler.Worker) { runtime.Goexit() }))
+		<-inHook
+		// Queued while the hook waits; the hook's Yield runs it, and its
+		// Goexit ends the goroutine inside the hook.
+		assert.NoError(t, pl.Spawn(ctx, func(*scheduler.Worker) { runtime.Goexit() }))
+		close(gate)
+		assert.NoError(t, pl.Run(ctx, func(*scheduler.Worker) {}))
+		pl.Close()
+	}()
+	hangGuard(t, "a job's Goexit inside the start hook", done)
+	s := pl.Stats()
+	assert.EqualValues(t, 2, s.Replaced)
+	assert.EqualValues(t, 1+s.Replaced, starts.Load(), "a worker goroutine started without the start hook, which never failed")
+}
+
+// The job that ends the goroutine inside the start hook may be the hook's
+// own (a task of a scope the hook opens) and fail every time: the hook is
+// run again only once, and the goroutine after that starts without it, so
+// that the pool does not replace goroutines for ever and Close returns.
+func TestHookWhoseOwnJobAlwaysGoexitsHangsNothing(t *testing.T) {
+	var p atomic.Pointer[scheduler.Pool]
+	var starts atomic.Int64
+	pl := pool(t, scheduler.WithWorkers(1), scheduler.WithStartHook(func(int) {
+		if starts.Add(1) > 1 { // not the first goroutine's: p is set
+			_ = scope.On(p.Load(), func(s *scope.Scope) {
+				s.Spawn(func(*scope.Scope) { runtime.Goexit() })
+			})
+		}
+	}), scheduler.WithPanicHandler(func(*scheduler.Panic) {}))
+	p.Store(pl)
+	done := make(chan struct{})
+	var ran atomic.Bool
+	go func() {
+		defer close(done)
+		// A task's Goexit: the replacement runs the hook, which fails.
+		assert.NoError(t, pl.Spawn(context.Background(), func(*scheduler.Worker) { runtime.Goexit() }))
+		assert.NoError(t, pl.Run(context.Background(), func(*scheduler.Worker) { ran.Store(true) }))
+		pl.Close()
+	}()
+	hangGuard(t, "a start hook whose own job always calls Goexit", done)
+	assert.True(t, ran.Load())
+	// The first goroutine, the one after the task's Goexit and its retry
+	// ran the hook; the last one did without.
+	assert.EqualValues(t, 3, starts.Load())
+	assert.EqualValues(t, 3, pl.Stats().Replaced)
 }

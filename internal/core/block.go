@@ -42,10 +42,15 @@ type standIn struct {
 	self uintptr       // w's own goroutine, restored when the stand-in stops
 	halt latch.Owned   // set by stop; the stand-in waits on it as w
 	done chan struct{} // closed once the stand-in is out of w
+	// hook: w's own goroutine is in the start hook (w.inStartHook), which
+	// the stand-in is not: its jobs' Goexits are no concern of the hook's.
+	// Put back by stop.
+	hook bool
 }
 
 func (w *Worker) standIn() *standIn {
-	s := &standIn{w: w, self: w.goroutine.Load(), done: make(chan struct{})}
+	s := &standIn{w: w, hook: w.inStartHook, self: w.goroutine.Load(), done: make(chan struct{})}
+	w.inStartHook = false
 	s.halt.Init(w.pool.sleep, w.index)
 	s.prev = w.blocking.Load()
 	w.blocking.Store(s)
@@ -103,6 +108,7 @@ func (s *standIn) stop() {
 	s.halt.Set()
 	<-s.done
 	s.w.blocking.Store(s.prev)
+	s.w.inStartHook = s.hook
 	s.w.goroutine.Store(s.self)
 }
 

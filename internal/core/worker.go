@@ -45,6 +45,17 @@ type Worker struct {
 	lastPublish int64
 	lastLook    int64 // the clock at the latest check that looked at sleepers with a budget of one
 
+	// inStartHook is set while the goroutine runs Config.OnStart, and
+	// jobEnded once a job that the hook ran (the hook may enter the pool:
+	// Run runs inline there, and its joins run other jobs while they
+	// wait) ended the goroutine with runtime.Goexit. Owner-only: a
+	// stand-in that owns w meanwhile clears inStartHook (see standIn).
+	inStartHook bool
+	jobEnded    bool
+	// hookRetried: this goroutine runs the start hook again because a
+	// job ended the previous one inside it (see replace). Owner-only.
+	hookRetried bool
+
 	// Counters written only by this worker (uncontended atomic adds) and
 	// summed by Pool.Stats.
 	executed atomic.Uint64
@@ -87,7 +98,8 @@ func (w *Worker) Pool() *Pool { return w.pool }
 // itself ended with runtime.Goexit (see replace).
 func (w *Worker) main(startHook bool) {
 	// started: the start hook has returned, or was skipped. If it is
-	// false when the goroutine ends, the hook called runtime.Goexit.
+	// false when the goroutine ends, the hook called runtime.Goexit, or a
+	// job it ran did (see replace).
 	finished, started := false, !startHook
 	defer func() {
 		// The exit hook is user code too and may call runtime.Goexit
@@ -108,6 +120,9 @@ func (w *Worker) main(startHook bool) {
 			}
 			w.pool.exited.Done()
 		}()
+		// Jobs that the exit hook runs are not the start hook's, even
+		// when the start hook is what is ending the goroutine.
+		w.inStartHook = false
 		if f := w.pool.cfg.OnExit; f != nil {
 			f(w.index)
 		}
@@ -117,7 +132,9 @@ func (w *Worker) main(startHook bool) {
 		"weft.pool", w.pool.cfg.Name, "weft.worker", strconv.Itoa(w.index)))
 	pprof.SetGoroutineLabels(ctx)
 	if f := w.pool.cfg.OnStart; f != nil && startHook {
+		w.inStartHook = true
 		f(w.index)
+		w.inStartHook, w.hookRetried = false, false
 	}
 	started = true
 	w.WaitUntil(&w.term)
@@ -139,10 +156,20 @@ func (w *Worker) main(startHook bool) {
 // reaching its workers' loop, so that Close would never return. So
 // started is false when the goroutine ended inside the start hook, and
 // the replacement then does without it.
+//
+// Unless a job that the hook ran (it may enter the pool: Run runs inline
+// there, and a join's wait runs other tasks' jobs) is what called Goexit
+// (jobEnded, see executeInHook): that Goexit is no failure of the hook's,
+// and the replacement runs the hook again. Once only: the job may be the
+// hook's own (a task of a scope it opened), failing every time, and a
+// second goroutine ended inside the hook, whatever ended it, is replaced
+// without the hook, as above.
 func (w *Worker) replace(started bool) {
+	retry := !started && w.jobEnded && !w.hookRetried
 	w.frames, w.depth, w.oldest = nil, 0, 0
+	w.inStartHook, w.jobEnded, w.hookRetried = false, false, retry
 	w.replaced.Add(1)
-	go w.main(started)
+	go w.main(started || retry)
 }
 
 // drainOnExit runs the Broadcast parts still addressed to the worker when
@@ -179,7 +206,28 @@ func (w *Worker) Pop() *Job {
 func (w *Worker) Execute(j *Job) {
 	w.executed.Add(1)
 	w.startJob()
+	if w.inStartHook {
+		w.executeInHook(j)
+		return
+	}
 	j.run(w)
+}
+
+// executeInHook is Execute for a job run from inside the start hook. A
+// job returns to it normally even when its task panics (jobs catch their
+// panics), so unwinding past it is the job's runtime.Goexit: it is
+// recorded, so that the goroutine, which ends inside the hook, is not
+// taken for one the hook itself ended (see replace). Only here, off the
+// common path: the deferred call costs.
+func (w *Worker) executeInHook(j *Job) {
+	returned := false
+	defer func() {
+		if !returned {
+			w.jobEnded = true
+		}
+	}()
+	j.run(w)
+	returned = true
 }
 
 // WaitUntil runs other jobs (its own, stolen, injected) until l is set,
