@@ -43,10 +43,13 @@ func WithName(name string) Option {
 }
 
 // WithStartHook sets a function each worker goroutine runs when it starts,
-// before it takes any work. Use it to set up per-worker state or to lock
-// the goroutine to a thread. A goroutine that replaces one the hook ended
-// with runtime.Goexit (t.FailNow in a test's hook) starts without it:
-// run again, a hook that always fails would replace goroutines for ever.
+// before it takes any work of its own accord. Use it to set up per-worker
+// state or to lock the goroutine to a thread. A hook that enters its pool
+// (Run runs inline there) may run other tasks' jobs while it waits, as
+// any task does. A goroutine that replaces one the hook ended with
+// runtime.Goexit (t.FailNow in a test's hook) starts without it: run
+// again, a hook that always fails would replace goroutines for ever. One
+// that a job run inside the hook ended runs the hook again, once.
 func WithStartHook(f func(worker int)) Option {
 	return func(c *config) { c.onStart = f }
 }
