@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/par"
@@ -74,5 +75,42 @@ func TestProbeOverHugeRangeHandsOutNoEmptyChunk(t *testing.T) {
 			require.Equal(t, math.MaxInt, s)
 		}))
 		require.Zero(t, empty.Load(), "empty chunks")
+	}
+}
+
+// TestMaxLenBoundsChunksOfRangesLongerThanMaxInt: a range such as
+// [math.MinInt, math.MaxInt) holds more than math.MaxInt elements, so hi-lo
+// wraps to a negative int. Every form read that as "short enough to run
+// inline" and handed the whole range to one chunk, whatever MaxLen said,
+// and a chunk that computed hi-lo got a negative length. Chunks that cost
+// next to nothing (a closed form) keep the test fast; lengths are counted
+// in uint64, where the whole range of 2^64-1 fits.
+func TestMaxLenBoundsChunksOfRangesLongerThanMaxInt(t *testing.T) {
+	p, err := scheduler.New(scheduler.WithWorkers(2))
+	require.NoError(t, err)
+	defer p.Close()
+	const maxLen = math.MaxInt / 4
+	ranges := [][2]int{{math.MinInt, math.MaxInt}, {-10, math.MaxInt}, {math.MinInt, 10}}
+	for _, r := range ranges {
+		lo, hi := r[0], r[1]
+		want := uint64(uint(hi) - uint(lo))
+		var long atomic.Int64
+		chunk := func(_ *scheduler.Worker, lo, hi int) uint64 {
+			if hi <= lo || uint(hi)-uint(lo) > maxLen {
+				long.Add(1)
+			}
+			return uint64(uint(hi) - uint(lo))
+		}
+		add := func(a, b uint64) uint64 { return a + b }
+		var covered atomic.Uint64
+		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+			assert.Equal(t, want, par.ReduceRange(w, lo, hi, 0, chunk, add, par.MaxLen(maxLen)), "ReduceRange %v", r)
+			par.ForRange(w, lo, hi, func(w *scheduler.Worker, lo, hi int) { covered.Add(chunk(w, lo, hi)) }, par.MaxLen(maxLen))
+		}))
+		assert.Equal(t, want, covered.Load(), "ForRange %v", r)
+		s, err := par.ReduceRangeOn(context.Background(), p, lo, hi, 0, chunk, add, par.MaxLen(maxLen))
+		require.NoError(t, err)
+		assert.Equal(t, want, s, "ReduceRangeOn %v", r)
+		assert.Zero(t, long.Load(), "%v: chunks longer than MaxLen", r)
 	}
 }

@@ -27,7 +27,7 @@ func ForRange(w *scheduler.Worker, lo, hi int, body func(w *scheduler.Worker, lo
 		return
 	}
 	cfg := newConfig(opts)
-	if hi-lo <= cfg.inlineLen {
+	if length(lo, hi) <= uint(cfg.inlineLen) {
 		inlineRange(w, body, lo, hi)
 		return
 	}
@@ -106,7 +106,7 @@ func ForRangeErr(ctx context.Context, w *scheduler.Worker, lo, hi int, body func
 		ctx = context.Background()
 	}
 	cfg := newConfig(opts)
-	if hi-lo <= cfg.inlineLen {
+	if length(lo, hi) <= uint(cfg.inlineLen) {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}

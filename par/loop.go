@@ -2,6 +2,7 @@ package par
 
 import (
 	"context"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -75,10 +76,10 @@ func split[K kernel[R], R any](w *scheduler.Worker, s span[K, R]) R {
 	// A range that halves into pieces shorter than MinLen is not split:
 	// the grain alone would cut a range of MinLen+1 elements into two of
 	// about MinLen/2, and MinLen sets the shortest chunk.
-	if n := s.hi - s.lo; n <= l.grain || n/2 < l.minLen || l.stop.Load() {
+	if n := length(s.lo, s.hi); n <= uint(l.grain) || n/2 < uint(l.minLen) || l.stop.Load() {
 		return l.leaf(w, s.lo, s.hi)
 	}
-	mid := s.lo + (s.hi-s.lo)/2
+	mid := int(uint(s.lo) + length(s.lo, s.hi)/2)
 	a, b := join.Call(w, split[K, R], span[K, R]{l, s.lo, mid}, span[K, R]{l, mid, s.hi})
 	return l.join(a, b)
 }
@@ -181,7 +182,7 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 		if l == nil {
 			l = &loop[K, R]{k: k, combine: combine}
 		}
-		l.grain = cfg.grain(hi-lo, w.Pool().Workers(), perElem)
+		l.grain = cfg.grain(int(min(length(lo, hi), math.MaxInt)), w.Pool().Workers(), perElem)
 		l.minLen = cfg.minLen
 		rest := split(w, span[K, R]{l, next, hi})
 		if next == lo {
@@ -281,6 +282,13 @@ func checkWorker(w *scheduler.Worker) {
 		panic(errNilWorker)
 	}
 }
+
+// length is the number of elements of [lo, hi), for hi > lo. It is a
+// uint because hi-lo wraps to a negative int for a range of more than
+// math.MaxInt elements, such as [math.MinInt, math.MaxInt): read as an
+// int, that length made every form run the whole range as one chunk,
+// whatever MaxLen said.
+func length(lo, hi int) uint { return uint(hi) - uint(lo) }
 
 // none is the result type of loops that compute nothing.
 type none = struct{}

@@ -48,14 +48,16 @@ const (
 // element it saw, in nanoseconds.
 func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
 	lo, hi int, cfg config, l *loop[K, R]) (r R, next int, perElem float64) {
-	n := hi - lo
+	// Lengths are uints (see length): the range may hold more than
+	// math.MaxInt elements.
+	n := length(lo, hi)
 	start := sinceEpoch()
 	piece := cfg.minLen
 	for first := true; lo < hi; first = false {
 		if cfg.maxLen > 0 {
 			piece = min(piece, cfg.maxLen)
 		}
-		end := lo + min(piece, hi-lo)
+		end := int(uint(lo) + min(uint(piece), length(lo, hi)))
 		x := k.chunk(w, lo, end)
 		if first || combine == nil {
 			r = x
@@ -67,8 +69,9 @@ func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
 			return r, hi, 0
 		}
 		elapsed := sinceEpoch() - start
-		perElem = float64(elapsed) / float64(n-(hi-lo))
-		if float64(hi-lo)*perElem < float64(inlineWork) && (cfg.maxLen == 0 || hi-lo <= cfg.maxLen) {
+		rest := length(lo, hi)
+		perElem = float64(elapsed) / float64(n-rest)
+		if float64(rest)*perElem < float64(inlineWork) && (cfg.maxLen == 0 || rest <= uint(cfg.maxLen)) {
 			x := k.chunk(w, lo, hi)
 			if combine != nil {
 				r = combine(r, x)

@@ -18,7 +18,7 @@ func ReduceRange[R any](w *scheduler.Worker, lo, hi int, identity R, chunk func(
 		return identity
 	}
 	cfg := newConfig(opts)
-	if hi-lo <= cfg.inlineLen {
+	if length(lo, hi) <= uint(cfg.inlineLen) {
 		var r R
 		inlineDo(func() { r = chunk(w, lo, hi) })
 		return r

@@ -30,7 +30,7 @@ func ForRangeWith[E any](w *scheduler.Worker, env E, lo, hi int, body func(w *sc
 		return
 	}
 	cfg := newConfig(opts)
-	if hi-lo <= cfg.inlineLen {
+	if length(lo, hi) <= uint(cfg.inlineLen) {
 		inlineDo(func() { body(w, env, lo, hi) })
 		return
 	}
@@ -59,7 +59,7 @@ func ReduceRangeWith[E, R any](w *scheduler.Worker, env E, lo, hi int, identity 
 		return identity
 	}
 	cfg := newConfig(opts)
-	if hi-lo <= cfg.inlineLen {
+	if length(lo, hi) <= uint(cfg.inlineLen) {
 		var r R
 		inlineDo(func() { r = chunk(w, env, lo, hi) })
 		return r
