@@ -29,6 +29,9 @@ func ReduceRange[R any](w *scheduler.Worker, lo, hi int, identity R, chunk func(
 // MapReduce computes combine over f(x) for every x in xs, starting each
 // chunk from identity, and returns identity for an empty xs. The order of
 // combination is the order of xs, grouped as a tree (see ReduceRange).
+// As every chunk starts from identity, it must be neutral
+// (combine(identity, x) == x), or the result depends on how the loop was
+// split.
 func MapReduce[T, R any](w *scheduler.Worker, xs []T, identity R, f func(x T) R, combine func(a, b R) R, opts ...Option) R {
 	checkFunc(f == nil, "MapReduce", "f")
 	checkFunc(combine == nil, "MapReduce", "combine")
