@@ -182,12 +182,18 @@ func (px *cutProxy) toClient(c, s net.Conn) {
 				data := append(append([]byte(nil), tail...), chunk...)
 				from := 0
 				if sawMsg {
-					from = len(data)
+					// The tail was searched with the last read: only a
+					// status line split between the two reads can start
+					// in it. (This was len(data), which searched nothing,
+					// so a status that came in a later read than the
+					// messages was never cut: the test then failed, now
+					// and then, with "never reached the proxy".)
+					from = max(len(tail)-len(endMarker)+1, 0)
 				} else if i := bytes.Index(data, []byte("$JS.ACK.")); i >= 0 {
 					sawMsg, from = true, i
 				}
 				if sawMsg {
-					if i := bytes.Index(data[from:], []byte("NATS/1.0 40")); i >= 0 {
+					if i := bytes.Index(data[from:], endMarker); i >= 0 {
 						start := bytes.LastIndex(data[:from+i], []byte("HMSG "))
 						if keep := start - len(tail); keep > 0 {
 							_, _ = c.Write(chunk[:keep])
@@ -213,6 +219,9 @@ func (px *cutProxy) toClient(c, s net.Conn) {
 		}
 	}
 }
+
+// endMarker starts the status line that ends a pull's answer.
+var endMarker = []byte("NATS/1.0 40")
 
 func (px *cutProxy) closeAll() {
 	px.mu.Lock()
