@@ -40,7 +40,7 @@ type slowHandBack struct {
 }
 
 func (t *slowHandBack) HandBack(ctx context.Context) error {
-	time.Sleep(t.slow)
+	time.Sleep(t.slow) // the synctest bubble's clock: a round trip of t.slow, taken at once
 	return t.Task.(intake.HandBacker).HandBack(ctx)
 }
 
