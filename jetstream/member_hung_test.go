@@ -157,3 +157,11 @@ func TestHungMemberBucketKeepsPins(t *testing.T) {
 	require.NoError(t, wB.Shutdown(context.Background()))
 	require.Zero(t, overlaps.Load(), "two tasks of key K ran at once")
 }
+
+func (kv hungKV) Update(ctx context.Context, key string, value []byte, last uint64) (uint64, error) {
+	if kv.hung.Load() {
+		<-ctx.Done()
+		return 0, ctx.Err()
+	}
+	return kv.KeyValue.Update(ctx, key, value, last)
+}

@@ -6,10 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
-	"github.com/weftrt/weft/jetstream/internal/embedded"
 )
 
 // A listing of the member bucket cut short by its deadline (a slow
@@ -17,14 +15,7 @@ import (
 // loop would share the partitions out among the members it happened to
 // read, taking partitions that are others' and letting go of its own.
 func TestMembersCutShortIsAnError(t *testing.T) {
-	srv, err := embedded.Start(t.TempDir(), 0)
-	require.NoError(t, err)
-	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
-	nc, err := nats.Connect(srv.ClientURL())
-	require.NoError(t, err)
-	defer nc.Close()
-	js, err := natsjs.New(nc)
-	require.NoError(t, err)
+	js, _ := startJS(t)
 	ctx := context.Background()
 	kv, err := js.CreateKeyValue(ctx, natsjs.KeyValueConfig{Bucket: "M", History: 1, Storage: natsjs.MemoryStorage})
 	require.NoError(t, err)

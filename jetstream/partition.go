@@ -98,12 +98,12 @@ type keyed struct {
 	stream natsjs.Stream
 	// Used by the member loop only. rev is the revision of this worker's
 	// last entry in the member bucket; listed, the members it last
-	// listed. A Put that returns a lower revision than the last found the
-	// bucket made anew (a memory bucket does not survive a server
-	// restart, and the server forgets the pins with it): the others may
-	// not have listed themselves again yet, and nothing holds their
-	// partitions for them any more. So until refill, PinnedTTL later, the
-	// members listed before (kept) count too, as their pins would have.
+	// listed. When a write finds that entry gone, the bucket was made
+	// anew (a memory bucket does not survive a server restart, and the
+	// server forgets the pins with it): the others may not have listed
+	// themselves again yet, and nothing holds their partitions for them
+	// any more. So until refill, PinnedTTL later, the members listed
+	// before (kept) count too, as their pins would have (see renew).
 	rev    uint64
 	listed []string
 	kept   []string
@@ -237,9 +237,14 @@ func (k *keyed) createBucket(ctx context.Context) (natsjs.KeyValue, error) {
 // workers would go on with the assignment they last computed, a worker
 // that leaves would leave its partitions to nobody, and the pins of busy
 // partitions would not be renewed.
+//
+// A bucket made anew, by this worker or another, holds only the members
+// that have renewed since, and the server forgot the pins with it: until
+// refill, PinnedTTL later, the members listed before (kept) count too, as
+// their pins would have.
 func (k *keyed) renew(ctx context.Context) error {
 	val := []byte(time.Now().UTC().Format(time.RFC3339Nano))
-	rev, err := k.kv.Put(ctx, k.id, val)
+	rev, anew, err := k.put(ctx, val)
 	if err != nil && !k.s.cfg.BindOnly {
 		if _, lerr := k.s.js.KeyValue(ctx, k.s.cfg.MemberBucket); !errors.Is(lerr, natsjs.ErrBucketNotFound) {
 			return err
@@ -248,17 +253,38 @@ func (k *keyed) renew(ctx context.Context) error {
 			return fmt.Errorf("%w (the bucket is gone, and making it again failed: %w)", err, cerr)
 		}
 		rev, err = k.kv.Put(ctx, k.id, val)
+		anew = true
 	}
 	if err != nil {
 		return err
 	}
-	if rev < k.rev {
-		// The bucket was made anew since the last Put.
+	if anew {
 		k.kept = slices.Clone(k.listed)
 		k.refill = time.Now().Add(k.s.cfg.PinnedTTL)
 	}
 	k.rev = rev
 	return nil
+}
+
+// put writes this worker's entry and says whether the entry it last wrote
+// was gone. After the first write, each is an Update on the revision of
+// the last, which fails if the entry is not that one any more: the bucket
+// was made anew (or the entry expired while this worker could not renew
+// it, when counting the old members a while longer is as safe). Revisions
+// alone cannot tell: a new bucket counts from 1 again, and the others'
+// writes may take it to this worker's last revision or past it before its
+// first (TestRenewSeesBucketMadeAnew).
+func (k *keyed) put(ctx context.Context, val []byte) (rev uint64, anew bool, err error) {
+	if k.rev == 0 {
+		rev, err = k.kv.Put(ctx, k.id, val)
+		return rev, false, err
+	}
+	rev, err = k.kv.Update(ctx, k.id, val, k.rev)
+	if errors.Is(err, natsjs.ErrKeyRevisionMismatch) {
+		rev, err = k.kv.Put(ctx, k.id, val)
+		return rev, true, err
+	}
+	return rev, false, err
 }
 
 func (k *keyed) ensureConsumer(ctx context.Context, cc natsjs.ConsumerConfig) error {
@@ -430,10 +456,31 @@ func (k *keyed) members(ctx context.Context) ([]string, error) {
 		}
 		return nil, err
 	}
-	defer func() { _ = l.Stop() }()
+	// No Stop: the lister stops its watcher itself, once the listing is
+	// done or ctx ends, and closes Keys only after that. Stopping a
+	// watcher deletes its consumer with a request bound by nats.go's own
+	// 5 s, not by ctx, so reading Keys to its end (or calling Stop here)
+	// held the member loop that long when the server went down
+	// mid-listing; the others took this worker's partitions meanwhile
+	// (TestMembersReturnsWhenListerLingers).
 	members := []string{k.id}
-	for m := range l.Keys() {
-		members = append(members, m)
+	for keys := l.Keys(); keys != nil; {
+		select {
+		case m, ok := <-keys:
+			if ok {
+				members = append(members, m)
+			} else {
+				keys = nil
+			}
+		case <-ctx.Done():
+			// The lister may still send (up to its channel's room, then
+			// it blocks): drain what is left, so that it ends.
+			go func(keys <-chan string) {
+				for range keys {
+				}
+			}(keys)
+			keys = nil
+		}
 	}
 	// The listing ends early, without an error, when ctx does: the
 	// members read so far are not all of them.

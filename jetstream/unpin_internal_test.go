@@ -8,7 +8,6 @@ import (
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
-	"github.com/weftrt/weft/jetstream/internal/embedded"
 )
 
 // The server's unpin names no pin: it lets go of whichever client holds
@@ -17,14 +16,7 @@ import (
 // the new owner's pin, opening that owner's running keys to any other
 // puller. unpin must let go only of its own pin.
 func TestUnpinLeavesAnotherWorkersPin(t *testing.T) {
-	srv, err := embedded.Start(t.TempDir(), 0)
-	require.NoError(t, err)
-	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
-	nc, err := nats.Connect(srv.ClientURL())
-	require.NoError(t, err)
-	defer nc.Close()
-	js, err := natsjs.New(nc)
-	require.NoError(t, err)
+	js, nc := startJS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	st, err := js.CreateStream(ctx, natsjs.StreamConfig{Name: "UNPIN", Subjects: []string{"unpin.>"}})
