@@ -144,6 +144,7 @@ func TestList(t *testing.T) {
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-workers", "0"}, {"-workers", "a"}, {"-workers", "2,1,2"}, {"-reps", "0"}, {"-noise", "2"}, {"-tree-sum", "0"}, {"-tree-sum", "32"}, {"-loop-uniform", "0"}, {"-nope"}, {"extra"},
+		{"-suites", ""}, {"-contenders", " , "}, {"-mintime", "-1s"},
 	} {
 		code, _, errOut := run(t, args...)
 		assert.Equal(t, 2, code, "%v", args)

@@ -63,6 +63,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	var err error
 	o.suites, o.contenders = splitList(*suites), splitList(*contenders)
+	if len(o.suites) == 0 || len(o.contenders) == 0 {
+		// An empty list is a mistake, not "none": it used to end in "no
+		// contender can run the chosen suites", which names neither.
+		return nil, fmt.Errorf("-suites and -contenders must each name at least one (see -list)")
+	}
 	if o.workers, err = parseInts(*workers); err != nil {
 		return nil, fmt.Errorf("-workers: %w", err)
 	}
@@ -75,6 +80,8 @@ func (o *options) check() error {
 		return fmt.Errorf("-reps must be at least 1")
 	case o.warmup < 0 || o.retries < 0:
 		return fmt.Errorf("-warmup and -retries must not be negative")
+	case o.minTime < 0:
+		return fmt.Errorf("-mintime must not be negative")
 	case o.noise <= 0 || o.noise > 1:
 		return fmt.Errorf("-noise must be in (0, 1]")
 	case o.sizes.TreeSum < 1 || o.sizes.TreeSum > bench.TreeSumMaxLayers:

@@ -35,8 +35,17 @@ func (p *progress) show(s intake.Stats) {
 	if s.Paused {
 		state = "PAUSED "
 	}
-	fmt.Fprintf(os.Stderr, "\r%s  acked %s  %6.0f/s  slots %d/%d in use  pollers %d  backlog %d (%s)  retries %d  poison %d   ",
-		state, done, p.rate, s.Slots.InUse, s.Slots.Max, s.Pollers, s.Backlog, perFreeSlot(s.BacklogPerFreeSlot), s.Nacked, s.Terminated)
+	fmt.Fprintf(os.Stderr, "\r%s  acked %s  %6.0f/s  slots %d/%d in use  pollers %d  %s  retries %d  poison %d   ",
+		state, done, p.rate, s.Slots.InUse, s.Slots.Max, s.Pollers, backlog(s), s.Nacked, s.Terminated)
+}
+
+// backlog renders the backlog figures: -1 says the source gave none yet
+// (no poll has read it), which the line printed as "backlog -1".
+func backlog(s intake.Stats) string {
+	if s.Backlog < 0 {
+		return "backlog unknown"
+	}
+	return fmt.Sprintf("backlog %d (%s)", s.Backlog, perFreeSlot(s.BacklogPerFreeSlot))
 }
 
 func printStats(s intake.Stats) {
