@@ -39,7 +39,13 @@ func TestUnboundWorkerKeepsPinWhileItsTaskRuns(t *testing.T) {
 
 	var mu sync.Mutex
 	var memberErrs int
+	var told [][]int
 	cfg.BindOnly = true
+	cfg.OnPartitions = func(owned []int) {
+		mu.Lock()
+		told = append(told, owned)
+		mu.Unlock()
+	}
 	cfg.OnError = func(err error) {
 		if strings.Contains(err.Error(), "member a in") {
 			mu.Lock()
@@ -88,6 +94,12 @@ func TestUnboundWorkerKeepsPinWhileItsTaskRuns(t *testing.T) {
 	}, "twelve failed refreshes")
 	require.Equal(t, pin, pinnedClient(t, js, cfg.Stream, partitionConsumer(src, held)),
 		"the pin of partition %d lapsed while its task ran", held)
+	// Its entry has expired, so the others have shared its partitions out:
+	// it reports none either (it reported both, for good).
+	require.Empty(t, src.OwnedPartitions())
+	mu.Lock()
+	require.Empty(t, told[len(told)-1], "OnPartitions told %v", told)
+	mu.Unlock()
 
 	let()
 	eventually(t, 10*time.Second, func() bool { return w.Stats().Acked >= 1 }, "task 0 acknowledged")

@@ -108,8 +108,11 @@ type keyed struct {
 	listed []string
 	kept   []string
 	refill time.Time
-	id     string
-	sink   *nats.Subscription // answers to keep-alives
+	// unboundSince is when the member loop's binds began to fail; zero
+	// while bound.
+	unboundSince time.Time
+	id           string
+	sink         *nats.Subscription // answers to keep-alives
 
 	// pinsOwned says that keepPins renews the pins of the partitions
 	// assigned to this worker, not only of those it holds tasks of: false
@@ -363,15 +366,22 @@ func (k *keyed) refresh() {
 	if err := k.bind(ctx); err != nil {
 		// Until it binds, this worker renews no entry and takes no
 		// partition: the others share its partitions out once its entry
-		// expires, and the pins of those it holds no task of lapse, so
-		// that they move. Polls fail on it too, but their errors go to
-		// the worker, and a worker whose slots are all busy does not
-		// poll. The partitions whose tasks it still runs keep their pins
-		// until those are settled, as on a reassignment (see below).
+		// expires, and so does it then (disown), letting go of the pins
+		// of those it holds no task of, so that they move. Polls fail on
+		// it too, but their errors go to the worker, and a worker whose
+		// slots are all busy does not poll. The partitions whose tasks it
+		// still runs keep their pins until those are settled, as on a
+		// reassignment (see apply).
 		k.setPinsOwned(false)
 		k.s.report(fmt.Errorf("weft/jetstream: member %s in %s: %w", k.id, k.s.cfg.MemberBucket, err))
+		if k.unboundSince.IsZero() {
+			k.unboundSince = time.Now()
+		} else if time.Since(k.unboundSince) >= k.s.cfg.MemberTTL {
+			k.disown(ctx)
+		}
 		return
 	}
+	k.unboundSince = time.Time{}
 	// Bound: while the member bucket cannot be read, keepPins renews the
 	// pins of the partitions it last assigned to this worker too.
 	k.setPinsOwned(true)
@@ -384,7 +394,22 @@ func (k *keyed) refresh() {
 		k.s.report(fmt.Errorf("weft/jetstream: listing members in %s: %w", k.s.cfg.MemberBucket, err))
 		return
 	}
-	owners := assign(k.s.cfg.Partitions, members)
+	k.apply(ctx, assign(k.s.cfg.Partitions, members))
+}
+
+// disown gives up the partitions of a worker that has not bound for a
+// MemberTTL: its entry has expired (it renews none while unbound), so the
+// others have shared its partitions out. Its polls fail while unbound, so
+// this changes what it reports (OwnedPartitions, OnPartitions) and lets go
+// at once of the pins of partitions it holds no task of, which would
+// otherwise lapse only after PinnedTTL.
+func (k *keyed) disown(ctx context.Context) {
+	k.apply(ctx, make([]string, k.s.cfg.Partitions))
+}
+
+// apply takes the partitions owners gives this worker and lets go of the
+// others once it holds none of their tasks.
+func (k *keyed) apply(ctx context.Context, owners []string) {
 	var owned []int
 	var release []*partition
 	k.mu.Lock()
@@ -409,6 +434,9 @@ func (k *keyed) refresh() {
 	k.mu.Unlock()
 	if changed && k.s.cfg.OnPartitions != nil {
 		k.s.cfg.OnPartitions(slices.Clone(owned))
+	}
+	if k.stream == nil { // never bound: no pin to let go of
+		return
 	}
 	for _, p := range release {
 		k.unpin(ctx, p)
