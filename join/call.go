@@ -31,6 +31,12 @@ import (
 // wait never ends): halves that talk to each other are for Join, or a
 // scope.
 //
+// A plain-call join still pays a call of Call itself: with its checks and
+// two calls of f it is too big for Go to inline. Built with a CPU profile
+// of the program (go build -pgo, or a default.pgo beside the main
+// package), Go inlines it into a hot recursion, which takes most of that
+// cost away (docs/forks.md, Profile-guided builds).
+//
 // Panics behave as in Join, except that in a join run as plain calls a
 // panic in f(w, x) skips f(w, y), and the panic leaves Call as it is:
 // it goes on to the nearest join that made a fork, which settles its own
@@ -40,7 +46,7 @@ import (
 // (which of the two depends on the heartbeat); the task's waiter always
 // gets a *scheduler.Panic.
 // w must not be nil (see CallOn).
-func Call[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T) (rx, ry R) {
+func Call[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T) (R, R) {
 	if f == nil {
 		panic("weft/join: Call with a nil function")
 	}
@@ -51,12 +57,19 @@ func Call[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T)
 		panic(errForeignWorker)
 	}
 	e := engine(w)
-	if e.Direct() {
-		// Deeper than the forks the worker keeps: two plain calls (see
-		// above). A panic goes on to the join that made the nearest
-		// fork, which raises it as a *scheduler.Panic.
-		return f(w, x), f(w, y)
+	if !e.Direct() {
+		return callForked(e, w, f, x, y)
 	}
+	// Deeper than the forks the worker keeps: two plain calls (see
+	// above). A panic goes on to the join that made the nearest fork,
+	// which raises it as a *scheduler.Panic.
+	return f(w, x), f(w, y)
+}
+
+// callForked is Call with a fork. It is a function of its own so that
+// Call, on the direct path that nearly every join of a deep recursion
+// takes, sets up no deferred call and keeps a small frame.
+func callForked[T, R any](e *core.Worker, w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T) (rx, ry R) {
 	// The frame cached for this depth (written out here: Go does not
 	// inline a generic helper that asserts a generic type).
 	fr, ok := e.EnterFrame().(*valueFrame[T, R])

@@ -12,7 +12,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -67,8 +70,15 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return errors.New("no contender can run the chosen suites")
 	}
 	res := &result.Run{Start: time.Now(), Machine: machine(), Settings: o.settings(suites, contenders)}
+	stopProfile, err := startProfile(o.cpuProfile)
+	if err != nil {
+		return err
+	}
 	res.Results, err = runner.Run(ctx, cases, o.runnerOptions(stderr))
 	res.Elapsed = time.Since(res.Start)
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
 	if err != nil {
 		return err
 	}
@@ -143,9 +153,45 @@ func list(w io.Writer) {
 	}
 }
 
+// startProfile starts a CPU profile into path, if one is named, and
+// returns what stops it and closes the file.
+func startProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}
+
 func machine() result.Machine {
 	return result.Machine{
 		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPU: cpuModel(),
-		CPUs: runtime.GOMAXPROCS(0), GoVersion: runtime.Version(),
+		CPUs: runtime.GOMAXPROCS(0), GoVersion: runtime.Version(), PGO: pgoProfile(),
 	}
+}
+
+// pgoProfile returns the base name of the profile this binary was built
+// with (go build -pgo, or a default.pgo beside the main package), "" if
+// none.
+func pgoProfile() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, s := range info.Settings {
+		if s.Key == "-pgo" && s.Value != "" && s.Value != "off" {
+			return filepath.Base(s.Value)
+		}
+	}
+	return ""
 }

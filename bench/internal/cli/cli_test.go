@@ -2,7 +2,9 @@ package cli_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,7 +105,7 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "results.txt")
 	require.NoError(t, os.WriteFile(file, []byte("keep"), 0o644))
-	for _, bad := range [][]string{{"-markdown", dir}, {"-out", file}} {
+	for _, bad := range [][]string{{"-markdown", dir}, {"-out", file}, {"-cpuprofile", dir}, {"-cpuprofile", filepath.Join(dir, "no", "cpu.pgo")}} {
 		args := append(append(slices.Clone(tinyFlags), "-suites", "admission", "-contenders", "weft"), bad...)
 		code, out, errOut := run(t, args...)
 		assert.Equal(t, 2, code, "%v: %s", bad, errOut)
@@ -113,6 +115,26 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 	kept, err := os.ReadFile(file)
 	require.NoError(t, err)
 	assert.Equal(t, "keep", string(kept))
+}
+
+// TestCPUProfile: -cpuprofile writes a CPU profile of the run, in the
+// gzipped pprof format that go build -pgo takes (a run this short may hold
+// no sample yet, so only the profile's header is checked).
+func TestCPUProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.pgo")
+	args := append(slices.Clone(tinyFlags), "-suites", "fork-join", "-contenders", "weft-values", "-cpuprofile", path)
+	code, _, errOut := run(t, args...)
+	require.Equal(t, 0, code, errOut)
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	raw, err := io.ReadAll(z)
+	require.NoError(t, err)
+	for _, s := range []string{"samples", "cpu", "nanoseconds"} {
+		assert.Contains(t, string(raw), s)
+	}
 }
 
 // TestWorkersInOrder: worker counts given out of order are measured and

@@ -29,6 +29,7 @@ type options struct {
 	retries    int
 	out        string
 	markdown   string
+	cpuProfile string
 	json       bool
 	list       bool
 	sizes      suite.Sizes
@@ -51,6 +52,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.retries, "retries", 1, "measure a noisy workload up to `n` more times, keeping the quietest attempt")
 	fs.StringVar(&o.out, "out", "", "write results.txt (benchfmt), summary.json, table.txt, table.md and SVG plots into `dir`")
 	fs.StringVar(&o.markdown, "markdown", "", "also write the tables as GitHub-flavoured Markdown into `file`, for docs/benchmarks.md")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measurements into `file`: a profile for go build -pgo (docs/forks.md)")
 	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the table")
 	fs.BoolVar(&o.list, "list", false, "list the suites and contenders and exit")
 	o.sizeFlags = o.sizes.RegisterFlags(fs)
@@ -121,8 +123,8 @@ func (o *options) checkSizes() error {
 	return nil
 }
 
-// checkOutputs fails at once where -markdown's file or -out's directory
-// could not be written, rather than after minutes of measuring.
+// checkOutputs fails at once where -markdown's or -cpuprofile's file or -out's
+// directory could not be written, rather than after minutes of measuring.
 func (o *options) checkOutputs() error {
 	if o.markdown != "" {
 		if st, err := os.Stat(filepath.Dir(o.markdown)); err != nil || !st.IsDir() {
@@ -130,6 +132,14 @@ func (o *options) checkOutputs() error {
 		}
 		if st, err := os.Stat(o.markdown); err == nil && st.IsDir() {
 			return fmt.Errorf("-markdown %s: a directory, not a file", o.markdown)
+		}
+	}
+	if o.cpuProfile != "" {
+		if st, err := os.Stat(filepath.Dir(o.cpuProfile)); err != nil || !st.IsDir() {
+			return fmt.Errorf("-cpuprofile %s: no such directory", o.cpuProfile)
+		}
+		if st, err := os.Stat(o.cpuProfile); err == nil && st.IsDir() {
+			return fmt.Errorf("-cpuprofile %s: a directory, not a file", o.cpuProfile)
 		}
 	}
 	if o.out != "" {

@@ -57,6 +57,9 @@ func fileConfig(run *result.Run) []benchfmt.Config {
 		{"weftbench-noise-threshold", fmt.Sprintf("%g of the CPUs busy elsewhere", run.Settings.NoiseThreshold)},
 		{"weftbench-noisy-results", fmt.Sprintf("%d of %d", run.NoisyCount(), len(run.Results))},
 	}
+	if run.Machine.PGO != "" {
+		kv = append(kv, [2]string{"weftbench-pgo", run.Machine.PGO})
+	}
 	config := make([]benchfmt.Config, len(kv))
 	for i, c := range kv {
 		config[i] = benchfmt.Config{Key: c[0], Value: []byte(c[1]), File: true}

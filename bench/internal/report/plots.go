@@ -35,6 +35,9 @@ func Plots(run *result.Run) []Plot {
 func subtitle(run *result.Run) string {
 	m := run.Machine
 	s := fmt.Sprintf("%s · %s, %d CPUs, %s · median of %d+ runs", run.Start.Format("2006-01-02 15:04"), m.CPU, m.CPUs, m.GoVersion, run.Settings.Reps)
+	if m.PGO != "" {
+		s += " · PGO " + m.PGO
+	}
 	if n := run.NoisyCount(); n > 0 {
 		s += fmt.Sprintf(" · %d of %d results noisy (hollow)", n, len(run.Results))
 	}

@@ -33,6 +33,9 @@ func preamble(run *result.Run) (where, how []string) {
 	m := run.Machine
 	where = []string{"weftbench " + run.Start.Format("2006-01-02 15:04"), m.GOOS + "/" + m.GOARCH, m.CPU,
 		fmt.Sprintf("%d CPUs", m.CPUs), m.GoVersion}
+	if m.PGO != "" {
+		where = append(where, "PGO "+m.PGO)
+	}
 	how = []string{
 		fmt.Sprintf("median of %d+ runs after %d warm-up; ± is half the interquartile range; ratios: times better than",
 			run.Settings.Reps, run.Settings.Warmup),

@@ -59,6 +59,20 @@ func TestTableHeader(t *testing.T) {
 	}
 }
 
+// TestHeaderNamesPGO: a run built with a PGO profile says so in the
+// table's header and in the benchfmt file's configuration, since a profile
+// lets Go inline join.Call and changes every fork-join figure.
+func TestHeaderNamesPGO(t *testing.T) {
+	run := fixture()
+	run.Machine.PGO = "cpu.pgo"
+	var tab, txt strings.Builder
+	require.NoError(t, report.WriteTable(&tab, run))
+	assert.True(t, strings.HasPrefix(tab.String(), "weftbench 2026-01-02 03:04  linux/amd64  Test CPU  2 CPUs  go1.26  PGO cpu.pgo\n"))
+	require.NoError(t, report.WriteBenchfmt(&txt, run))
+	assert.Contains(t, txt.String(), "weftbench-pgo: cpu.pgo\n")
+	assert.NotContains(t, table(t), "PGO", "a run without a profile names none")
+}
+
 func TestTableExplainsCPUPerFork(t *testing.T) {
 	assert.NotContains(t, table(t), "CPU/fork", "no fork-join metric, no explanation")
 	run := fixture()

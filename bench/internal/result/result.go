@@ -90,6 +90,10 @@ type Machine struct {
 	CPU       string `json:"cpu"`  // the model name, where the OS says
 	CPUs      int    `json:"cpus"` // CPUs this process may use
 	GoVersion string `json:"go"`
+	// PGO names the profile the binary was built with (go build -pgo),
+	// empty without: with one, Go inlines join.Call into a hot recursion
+	// (docs/forks.md, Profile-guided builds).
+	PGO string `json:"pgo,omitempty"`
 }
 
 // Settings are the choices a run was made with.
