@@ -103,11 +103,11 @@ const maxAhead = 8
 // before the next check, again on a plain call: an idle worker would
 // never be fed for the rest of the recursion.
 func (w *Worker) Direct() bool {
-	if w.depth-w.oldest < maxAhead || w.beat <= 1 {
-		return false
+	if w.depth-w.oldest >= maxAhead && w.beat > 1 {
+		w.beat--
+		return true
 	}
-	w.beat--
-	return true
+	return false
 }
 
 // Reclaim is called by f's owner once the first half has returned. It
