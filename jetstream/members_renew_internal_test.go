@@ -117,3 +117,37 @@ func TestMembersReturnsWhenListerLingers(t *testing.T) {
 	require.Eventually(t, func() bool { return len(keys) == 0 }, 10*time.Second, time.Millisecond)
 	close(keys) // the lister lets go at last, and the drain ends
 }
+
+// failingPutKV fails every Put: a write whose answer was lost.
+type failingPutKV struct{ natsjs.KeyValue }
+
+func (failingPutKV) Put(context.Context, string, []byte) (uint64, error) {
+	return 0, context.DeadlineExceeded
+}
+
+// A renew that finds its entry gone keeps the old members even when the
+// write after that fails: the write may have been stored with its answer
+// lost, taking the new bucket to the old revision, and the next Update
+// would pass as if nothing had happened (found in review).
+func TestRenewKeepsMembersWhenTheWriteAfterAMismatchFails(t *testing.T) {
+	js, nc := startJS(t)
+	ctx := context.Background()
+	cfg := Config{MemberBucket: "M", PinnedTTL: time.Hour}
+	bucket := natsjs.KeyValueConfig{Bucket: cfg.MemberBucket, History: 1, Storage: natsjs.MemoryStorage}
+	kv, err := js.CreateKeyValue(ctx, bucket)
+	require.NoError(t, err)
+	k := &keyed{s: &Source{js: js, nc: nc, cfg: cfg}, id: "a", kv: kv}
+	require.NoError(t, k.renew(ctx))
+	_, err = kv.PutString(ctx, "b", "x")
+	require.NoError(t, err)
+	_, err = k.members(ctx)
+	require.NoError(t, err)
+
+	require.NoError(t, js.DeleteKeyValue(ctx, cfg.MemberBucket))
+	kv, err = js.CreateKeyValue(ctx, bucket)
+	require.NoError(t, err)
+	k.kv = failingPutKV{kv}
+	require.Error(t, k.renew(ctx))
+	require.False(t, k.refill.IsZero(), "the old members must count from the mismatch on")
+	require.Contains(t, k.kept, "b")
+}

@@ -98,8 +98,8 @@ type keyed struct {
 	stream natsjs.Stream
 	// Used by the member loop only. rev is the revision of this worker's
 	// last entry in the member bucket; listed, the members it last
-	// listed. When a write finds that entry gone, the bucket was made
-	// anew (a memory bucket does not survive a server restart, and the
+	// listed. When a write finds that entry gone, the bucket was most
+	// likely made anew (a memory bucket does not survive a server restart, and the
 	// server forgets the pins with it): the others may not have listed
 	// themselves again yet, and nothing holds their partitions for them
 	// any more. So until refill, PinnedTTL later, the members listed
@@ -248,22 +248,26 @@ func (k *keyed) createBucket(ctx context.Context) (natsjs.KeyValue, error) {
 func (k *keyed) renew(ctx context.Context) error {
 	val := []byte(time.Now().UTC().Format(time.RFC3339Nano))
 	rev, anew, err := k.put(ctx, val)
-	if err != nil && !k.s.cfg.BindOnly {
+	if err != nil && !anew && !k.s.cfg.BindOnly {
 		if _, lerr := k.s.js.KeyValue(ctx, k.s.cfg.MemberBucket); !errors.Is(lerr, natsjs.ErrBucketNotFound) {
 			return err
 		}
-		if _, cerr := k.createBucket(ctx); cerr != nil {
-			return fmt.Errorf("%w (the bucket is gone, and making it again failed: %w)", err, cerr)
-		}
-		rev, err = k.kv.Put(ctx, k.id, val)
 		anew = true
+		if _, cerr := k.createBucket(ctx); cerr != nil {
+			err = fmt.Errorf("%w (the bucket is gone, and making it again failed: %w)", err, cerr)
+		} else {
+			rev, err = k.kv.Put(ctx, k.id, val)
+		}
+	}
+	if anew {
+		// Whether or not the write that follows succeeded: one whose
+		// answer was lost may have taken the new bucket to the old
+		// revision, and the next Update would then pass.
+		k.kept = slices.Clone(k.listed)
+		k.refill = time.Now().Add(k.s.cfg.PinnedTTL)
 	}
 	if err != nil {
 		return err
-	}
-	if anew {
-		k.kept = slices.Clone(k.listed)
-		k.refill = time.Now().Add(k.s.cfg.PinnedTTL)
 	}
 	k.rev = rev
 	return nil
@@ -271,12 +275,14 @@ func (k *keyed) renew(ctx context.Context) error {
 
 // put writes this worker's entry and says whether the entry it last wrote
 // was gone. After the first write, each is an Update on the revision of
-// the last, which fails if the entry is not that one any more: the bucket
-// was made anew (or the entry expired while this worker could not renew
-// it, when counting the old members a while longer is as safe). Revisions
-// alone cannot tell: a new bucket counts from 1 again, and the others'
-// writes may take it to this worker's last revision or past it before its
-// first (TestRenewSeesBucketMadeAnew).
+// the last, which fails if the entry is not that one any more: nearly
+// always because the bucket was made anew (or the entry expired while this
+// worker could not renew it). A write applied whose answer was lost, or a
+// second worker under the same MemberID, fail it too; counting the old
+// members a while longer then only delays a move. Revisions alone cannot
+// tell: a new bucket counts from 1 again, and the others' writes may take
+// it to this worker's last revision or past it before its first
+// (TestRenewSeesBucketMadeAnew).
 func (k *keyed) put(ctx context.Context, val []byte) (rev uint64, anew bool, err error) {
 	if k.rev == 0 {
 		rev, err = k.kv.Put(ctx, k.id, val)
@@ -435,7 +441,10 @@ func (k *keyed) apply(ctx context.Context, owners []string) {
 	if changed && k.s.cfg.OnPartitions != nil {
 		k.s.cfg.OnPartitions(slices.Clone(owned))
 	}
-	if k.stream == nil { // never bound: no pin to let go of
+	if ctx.Err() != nil {
+		// A refresh whose bind timed out has no time left to unpin:
+		// each unpin would fail and be reported, every refresh of an
+		// outage. The pins lapse after PinnedTTL instead.
 		return
 	}
 	for _, p := range release {
