@@ -55,14 +55,6 @@ func (kv hungKV) Put(ctx context.Context, key string, value []byte) (uint64, err
 	return kv.KeyValue.Put(ctx, key, value)
 }
 
-func (kv hungKV) ListKeys(ctx context.Context, opts ...natsjs.WatchOpt) (natsjs.KeyLister, error) {
-	if kv.hung.Load() {
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}
-	return kv.KeyValue.ListKeys(ctx, opts...)
-}
-
 // A worker whose member bucket stops answering (its requests time out
 // rather than fail) while it still reaches the work stream drops out of
 // the others' member lists once its entry expires, and they claim its

@@ -2,13 +2,23 @@ package weftjs
 
 import (
 	"context"
-	"runtime"
 	"testing"
-	"time"
 
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 )
+
+// remakeBucket deletes the member bucket "M" and makes it again, as a
+// server restart does to a memory bucket, and points k at the new one.
+func remakeBucket(t *testing.T, js natsjs.JetStream, k *keyed) natsjs.KeyValue {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, js.DeleteKeyValue(ctx, "M"))
+	kv, err := js.CreateKeyValue(ctx, natsjs.KeyValueConfig{Bucket: "M", History: 1, Storage: natsjs.MemoryStorage})
+	require.NoError(t, err)
+	k.kv = kv
+	return kv
+}
 
 // A member bucket made anew (a server restart forgets a memory bucket)
 // counts its revisions from 1 again. Whatever revision this worker's first
@@ -19,9 +29,6 @@ import (
 // the other two, listed itself alone and took every partition
 // (TestServerRestartKeepsTheAssignment failed 4 runs in 15 under load).
 func TestRenewSeesBucketMadeAnew(t *testing.T) {
-	js, nc := startJS(t)
-	ctx := context.Background()
-
 	// In the old bucket: a (revision 1), b (2), a (3). In the new one,
 	// c writes after times before a does.
 	for _, tc := range []struct {
@@ -33,13 +40,12 @@ func TestRenewSeesBucketMadeAnew(t *testing.T) {
 		{"higher", 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := Config{MemberBucket: "M", PinnedTTL: time.Hour}
-			bucket := natsjs.KeyValueConfig{Bucket: cfg.MemberBucket, History: 1, Storage: natsjs.MemoryStorage}
-			kv, err := js.CreateKeyValue(ctx, bucket)
-			require.NoError(t, err)
-			k := &keyed{s: &Source{js: js, nc: nc, cfg: cfg}, id: "a", kv: kv}
+			js, nc := startJS(t)
+			ctx := context.Background()
+			k, kv := memberBucket(t, js, "a", 0)
+			k.s.nc = nc
 			require.NoError(t, k.renew(ctx))
-			_, err = kv.PutString(ctx, "b", "x")
+			_, err := kv.PutString(ctx, "b", "x")
 			require.NoError(t, err)
 			require.NoError(t, k.renew(ctx))
 			_, err = k.members(ctx)
@@ -47,10 +53,7 @@ func TestRenewSeesBucketMadeAnew(t *testing.T) {
 			require.True(t, k.refill.IsZero(), "the bucket was not made anew yet")
 			last := k.rev
 
-			require.NoError(t, js.DeleteKeyValue(ctx, cfg.MemberBucket))
-			kv, err = js.CreateKeyValue(ctx, bucket)
-			require.NoError(t, err)
-			k.kv = kv
+			kv = remakeBucket(t, js, k)
 			for range tc.after {
 				_, err := kv.PutString(ctx, "c", "x")
 				require.NoError(t, err)
@@ -66,56 +69,8 @@ func TestRenewSeesBucketMadeAnew(t *testing.T) {
 			refill := k.refill
 			require.NoError(t, k.renew(ctx))
 			require.Equal(t, refill, k.refill)
-			require.NoError(t, js.DeleteKeyValue(ctx, cfg.MemberBucket))
 		})
 	}
-}
-
-// lingeringKV lists members through a lister that never closes its
-// channel: nats.go's lister closes it only once its watcher has stopped,
-// and stopping it waits up to 5 s for a server that went down mid-listing.
-type lingeringKV struct {
-	natsjs.KeyValue
-	keys chan string
-}
-
-func (kv lingeringKV) ListKeys(context.Context, ...natsjs.WatchOpt) (natsjs.KeyLister, error) {
-	return lingeringLister{kv.keys}, nil
-}
-
-type lingeringLister struct{ keys chan string }
-
-func (l lingeringLister) Keys() <-chan string { return l.keys }
-func (l lingeringLister) Stop() error         { panic("Stop waits on the server; members must not call it") }
-
-// members returns once its context ends, with an error, whether or not
-// the lister has let go: before, it read the keys to their end and held
-// the member loop for nats.go's 5 s after a server restart, long enough
-// for the other workers to take its partitions
-// (TestServerRestartKeepsTheAssignment failed 1 run in 5 with two cores
-// busy; this test hung until the test binary's timeout).
-func TestMembersReturnsWhenListerLingers(t *testing.T) {
-	keys := make(chan string, 300)
-	keys <- "b"
-	k := &keyed{s: &Source{}, id: "a", kv: lingeringKV{keys: keys}}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		// Cancel once members has read the first key: the listing is
-		// under way, and its end never comes.
-		for len(keys) > 0 {
-			runtime.Gosched()
-		}
-		cancel()
-	}()
-	_, err := k.members(ctx)
-	require.ErrorIs(t, err, context.Canceled)
-	// What the lister sends after that is drained, so that it never
-	// blocks on a full channel.
-	for range cap(keys) {
-		keys <- "c"
-	}
-	require.Eventually(t, func() bool { return len(keys) == 0 }, 10*time.Second, time.Millisecond)
-	close(keys) // the lister lets go at last, and the drain ends
 }
 
 // failingPutKV fails every Put: a write whose answer was lost.
@@ -132,22 +87,29 @@ func (failingPutKV) Put(context.Context, string, []byte) (uint64, error) {
 func TestRenewKeepsMembersWhenTheWriteAfterAMismatchFails(t *testing.T) {
 	js, nc := startJS(t)
 	ctx := context.Background()
-	cfg := Config{MemberBucket: "M", PinnedTTL: time.Hour}
-	bucket := natsjs.KeyValueConfig{Bucket: cfg.MemberBucket, History: 1, Storage: natsjs.MemoryStorage}
-	kv, err := js.CreateKeyValue(ctx, bucket)
-	require.NoError(t, err)
-	k := &keyed{s: &Source{js: js, nc: nc, cfg: cfg}, id: "a", kv: kv}
+	k, kv := memberBucket(t, js, "a", 0)
+	k.s.nc = nc
 	require.NoError(t, k.renew(ctx))
-	_, err = kv.PutString(ctx, "b", "x")
+	_, err := kv.PutString(ctx, "b", "x")
 	require.NoError(t, err)
 	_, err = k.members(ctx)
 	require.NoError(t, err)
 
-	require.NoError(t, js.DeleteKeyValue(ctx, cfg.MemberBucket))
-	kv, err = js.CreateKeyValue(ctx, bucket)
-	require.NoError(t, err)
-	k.kv = failingPutKV{kv}
+	k.kv = failingPutKV{remakeBucket(t, js, k)}
 	require.Error(t, k.renew(ctx))
 	require.False(t, k.refill.IsZero(), "the old members must count from the mismatch on")
 	require.Contains(t, k.kept, "b")
+}
+
+// members reads the bucket in one request bound by its context: the
+// listing it replaced held the member loop for nats.go's own 5 s when the
+// server went down mid-listing (its watcher's stop waits that long), and
+// the others took this worker's partitions meanwhile.
+func TestMembersEndsWithItsContext(t *testing.T) {
+	js, _ := startJS(t)
+	k, _ := memberBucket(t, js, "a", 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := k.members(ctx)
+	require.ErrorIs(t, err, context.Canceled)
 }

@@ -95,6 +95,7 @@ type keyed struct {
 	owned   []int         // the partitions assigned to this worker, as last told to OnPartitions
 
 	kv     natsjs.KeyValue
+	bucket natsjs.Stream // the member bucket's stream, which members reads
 	stream natsjs.Stream
 	// Used by the member loop only. rev is the revision of this worker's
 	// last entry in the member bucket; listed, the members it last
@@ -203,6 +204,13 @@ func (k *keyed) bind(ctx context.Context) error {
 			return fmt.Errorf("weft/jetstream: member bucket %s: %w", cfg.MemberBucket, err)
 		}
 		k.kv = kv
+	}
+	if k.bucket == nil {
+		st, err := k.s.js.Stream(ctx, bucketStream(cfg.MemberBucket))
+		if err != nil {
+			return fmt.Errorf("weft/jetstream: member bucket %s: %w", cfg.MemberBucket, err)
+		}
+		k.bucket = st
 	}
 	if k.sink == nil {
 		inbox := k.s.nc.NewInbox()
@@ -481,55 +489,59 @@ func (k *keyed) setPinsOwned(owned bool) {
 
 // members lists the live members (whose entries have not expired), this
 // worker always among them.
+//
+// It reads the subjects of the bucket's stream, in one answer that the
+// server takes under the stream's lock, rather than listing the bucket's
+// keys: that listing is an ordered consumer, which drops a key whose entry
+// is replaced while it runs (it counts the entries to send when it starts,
+// and the new one is past them). Every member replaces its entry every
+// third of MemberTTL, so listings raced with renewals all the time: 284
+// of 500 missed a member while three others renewed in a loop, and a
+// worker that missed one took its partitions until its next refresh
+// (TestMembersSeesEveryMemberWhileTheyRenew; TestServerRestartKeepsTheAssignment
+// failed 1 run in 25 with both cores busy). The listing also held the
+// member loop up to nats.go's own 5 s when the server went down under it.
+//
+// A subject stays while any message is stored under it, a delete marker
+// included: so Close purges its entry instead of deleting it (closeNow).
 func (k *keyed) members(ctx context.Context) ([]string, error) {
-	l, err := k.kv.ListKeys(ctx)
+	prefix := bucketSubjects(k.s.cfg.MemberBucket)
+	info, err := k.bucket.Info(ctx, natsjs.WithSubjectFilter(prefix+">"))
 	if err != nil {
-		if errors.Is(err, natsjs.ErrNoKeysFound) {
-			k.listed = []string{k.id}
-			if time.Now().Before(k.refill) {
-				return append([]string{k.id}, k.kept...), nil
-			}
-			return []string{k.id}, nil
-		}
 		return nil, err
 	}
-	// No Stop: the lister stops its watcher itself, once the listing is
-	// done or ctx ends, and closes Keys only after that. Stopping a
-	// watcher deletes its consumer with a request bound by nats.go's own
-	// 5 s, not by ctx, so reading Keys to its end (or calling Stop here)
-	// held the member loop that long when the server went down
-	// mid-listing; the others took this worker's partitions meanwhile
-	// (TestMembersReturnsWhenListerLingers).
 	members := []string{k.id}
-	for keys := l.Keys(); keys != nil; {
-		select {
-		case m, ok := <-keys:
-			if ok {
-				members = append(members, m)
-			} else {
-				keys = nil
-			}
-		case <-ctx.Done():
-			// The lister may still send (up to its channel's room, then
-			// it blocks): drain what is left, so that it ends.
-			go func(keys <-chan string) {
-				for range keys {
-				}
-			}(keys)
-			keys = nil
+	for subject := range info.State.Subjects {
+		if m := strings.TrimPrefix(subject, prefix); m != k.id {
+			members = append(members, m)
 		}
 	}
-	// The listing ends early, without an error, when ctx does: the
-	// members read so far are not all of them.
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("listing cut short: %w", err)
-	}
+	slices.Sort(members[1:]) // map order: keep what OnPartitions sees stable
 	k.listed = members
 	if time.Now().Before(k.refill) {
 		members = append(slices.Clone(members), k.kept...)
 	}
 	return members, nil
 }
+
+// unlist takes this worker's entry out of the member bucket. A purge, not
+// a Delete: a delete marker would keep the subject, and members would list
+// this worker until MemberTTL. Only up to the entry this worker put: a
+// worker that has listed itself under the same MemberID since (a restart
+// that overlapped this shutdown) put a newer one, and purging it would
+// drop that worker from every assignment until its next renewal.
+func (k *keyed) unlist(ctx context.Context) {
+	if k.bucket == nil || k.rev == 0 {
+		return
+	}
+	subject := bucketSubjects(k.s.cfg.MemberBucket) + k.id
+	_ = k.bucket.Purge(ctx, natsjs.WithPurgeSubject(subject), natsjs.WithPurgeSequence(k.rev+1))
+}
+
+// bucketStream and bucketSubjects name a key-value bucket's stream and
+// the prefix of its keys' subjects, as the server's key-value layer does.
+func bucketStream(bucket string) string   { return "KV_" + bucket }
+func bucketSubjects(bucket string) string { return "$KV." + bucket + "." }
 
 // keepAlive renews p's pin, if this worker holds it, with a pull request
 // that no message fits (max_bytes 1): the server resets the pin's timer
@@ -1008,13 +1020,7 @@ func (k *keyed) closeNow() {
 			k.unpin(ctx, p)
 		}
 	}
-	if k.kv != nil && k.rev != 0 {
-		// Only the entry this worker put: a worker that has listed itself
-		// under the same MemberID since (a restart that overlapped this
-		// shutdown) put a newer one, and deleting it would drop that
-		// worker from every assignment until its next renewal.
-		_ = k.kv.Delete(ctx, k.id, natsjs.LastRevision(k.rev))
-	}
+	k.unlist(ctx)
 	if k.sink != nil {
 		_ = k.sink.Unsubscribe()
 	}
