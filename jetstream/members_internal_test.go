@@ -96,9 +96,8 @@ func TestMembersSeesEveryMemberWhileTheyRenew(t *testing.T) {
 // until MemberTTL), and an entry put since under the same MemberID (a
 // restart that overlapped the shutdown) stays.
 func TestUnlistPurgesOwnEntryOnly(t *testing.T) {
-	js, nc := startJS(t)
+	js, _ := startJS(t)
 	k, kv := memberBucket(t, js, "b", time.Minute)
-	k.s.nc = nc
 	other, _ := memberBucket(t, js, "a", time.Minute)
 	ctx := context.Background()
 	require.NoError(t, k.renew(ctx))

@@ -8,6 +8,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// listedWithB makes the member bucket, puts member a's entry (k's) and
+// member b's, and has k list them.
+func listedWithB(t *testing.T, js natsjs.JetStream) *keyed {
+	t.Helper()
+	ctx := context.Background()
+	k, kv := memberBucket(t, js, "a", 0)
+	require.NoError(t, k.renew(ctx))
+	_, err := kv.PutString(ctx, "b", "x")
+	require.NoError(t, err)
+	_, err = k.members(ctx)
+	require.NoError(t, err)
+	return k
+}
+
 // remakeBucket deletes the member bucket "M" and makes it again, as a
 // server restart does to a memory bucket, and points k at the new one.
 func remakeBucket(t *testing.T, js natsjs.JetStream, k *keyed) natsjs.KeyValue {
@@ -40,20 +54,14 @@ func TestRenewSeesBucketMadeAnew(t *testing.T) {
 		{"higher", 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			js, nc := startJS(t)
+			js, _ := startJS(t)
 			ctx := context.Background()
-			k, kv := memberBucket(t, js, "a", 0)
-			k.s.nc = nc
+			k := listedWithB(t, js)
 			require.NoError(t, k.renew(ctx))
-			_, err := kv.PutString(ctx, "b", "x")
-			require.NoError(t, err)
-			require.NoError(t, k.renew(ctx))
-			_, err = k.members(ctx)
-			require.NoError(t, err)
 			require.True(t, k.refill.IsZero(), "the bucket was not made anew yet")
 			last := k.rev
 
-			kv = remakeBucket(t, js, k)
+			kv := remakeBucket(t, js, k)
 			for range tc.after {
 				_, err := kv.PutString(ctx, "c", "x")
 				require.NoError(t, err)
@@ -85,18 +93,10 @@ func (failingPutKV) Put(context.Context, string, []byte) (uint64, error) {
 // lost, taking the new bucket to the old revision, and the next Update
 // would pass as if nothing had happened (found in review).
 func TestRenewKeepsMembersWhenTheWriteAfterAMismatchFails(t *testing.T) {
-	js, nc := startJS(t)
-	ctx := context.Background()
-	k, kv := memberBucket(t, js, "a", 0)
-	k.s.nc = nc
-	require.NoError(t, k.renew(ctx))
-	_, err := kv.PutString(ctx, "b", "x")
-	require.NoError(t, err)
-	_, err = k.members(ctx)
-	require.NoError(t, err)
-
+	js, _ := startJS(t)
+	k := listedWithB(t, js)
 	k.kv = failingPutKV{remakeBucket(t, js, k)}
-	require.Error(t, k.renew(ctx))
+	require.Error(t, k.renew(context.Background()))
 	require.False(t, k.refill.IsZero(), "the old members must count from the mismatch on")
 	require.Contains(t, k.kept, "b")
 }
