@@ -128,3 +128,15 @@ func eventually(t testing.TB, d time.Duration, cond func() bool, what string, ar
 	t.Helper()
 	intaketest.Eventually(t, d, cond, what, args...)
 }
+
+// consumerInfo returns what the server has on a durable consumer now.
+func consumerInfo(t testing.TB, js natsjs.JetStream, stream, consumer string) *natsjs.ConsumerInfo {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := js.Consumer(ctx, stream, consumer)
+	require.NoError(t, err)
+	info, err := c.Info(ctx)
+	require.NoError(t, err)
+	return info
+}
