@@ -53,7 +53,7 @@ func rawPublish(t *testing.T, url, subject, hdrLines, payload string) {
 func TestOddHeaderKeyTaskIsDeadLettered(t *testing.T) {
 	srv := startServer(t)
 	js := connect(t, srv.url())
-	src := newSource(t, js, weftjs.Config{PollWait: 100 * time.Millisecond, AckWait: 300 * time.Millisecond, MaxDeliver: 3})
+	src := newSource(t, js, weftjs.Config{PollWait: 100 * time.Millisecond, AckWait: time.Second, MaxDeliver: 3})
 	defer src.Close()
 	rawPublish(t, srv.url(), src.Subject(), "X-Trace/Id: abc\r\nTrace: 1\r\n", "poison")
 

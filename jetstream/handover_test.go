@@ -28,8 +28,10 @@ func TestReassignedPartitionKeepsPinWhileItsTaskRuns(t *testing.T) {
 	}
 	srv := startServer(t)
 	cfg := weftjs.Config{
+		// TTLs long enough that a renewal stalled for most of a second on
+		// a loaded machine does not let the pin or an entry lapse.
 		Stream: "HANDOVER", Partitions: 1, AckWait: 3 * time.Second,
-		PinnedTTL: 400 * time.Millisecond, MemberTTL: 300 * time.Millisecond,
+		PinnedTTL: 1500 * time.Millisecond, MemberTTL: 1500 * time.Millisecond,
 		PollWait: 100 * time.Millisecond, MemberID: "a",
 	}
 	src1 := newSource(t, connect(t, srv.url()), cfg)
@@ -62,7 +64,7 @@ func TestReassignedPartitionKeepsPinWhileItsTaskRuns(t *testing.T) {
 	}
 	w1 := newWorker(t, intake.Config{
 		Source: src1, Supplier: slots.NewFixed(1), Pool: newPool(t, 2),
-		Heartbeat: 100 * time.Millisecond, Handler: handler("a"),
+		Heartbeat: 300 * time.Millisecond, Handler: handler("a"),
 	})
 	<-started
 

@@ -28,7 +28,9 @@ func TestUnboundWorkerKeepsPinWhileItsTaskRuns(t *testing.T) {
 	js := connect(t, srv.url())
 	cfg := weftjs.Config{
 		Stream: "KUNBOUND", Partitions: 2, AckWait: 5 * time.Second,
-		PinnedTTL: 400 * time.Millisecond, MemberTTL: 300 * time.Millisecond,
+		// PinnedTTL far above the pins' renewal period (MemberTTL/3), so
+		// that a renewal stalled on a loaded machine does not lapse.
+		PinnedTTL: 800 * time.Millisecond, MemberTTL: 300 * time.Millisecond,
 		PollWait: 50 * time.Millisecond, MemberID: "a",
 	}
 	setup := newSource(t, js, cfg) // makes the stream, the consumers and the bucket
@@ -82,7 +84,7 @@ func TestUnboundWorkerKeepsPinWhileItsTaskRuns(t *testing.T) {
 		defer mu.Unlock()
 		return memberErrs >= 1
 	}, "the member loop failing to bind")
-	// Each failed refresh is a MemberTTL/3 tick apart: twelve of them
+	// Each failed refresh is a MemberTTL/3 tick apart: twenty of them
 	// span more than twice PinnedTTL.
 	mu.Lock()
 	from := memberErrs
@@ -90,8 +92,8 @@ func TestUnboundWorkerKeepsPinWhileItsTaskRuns(t *testing.T) {
 	eventually(t, 30*time.Second, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return memberErrs >= from+12
-	}, "twelve failed refreshes")
+		return memberErrs >= from+20
+	}, "twenty failed refreshes")
 	require.Equal(t, pin, pinnedClient(t, js, cfg.Stream, partitionConsumer(src, held)),
 		"the pin of partition %d lapsed while its task ran", held)
 	// Its entry has expired, so the others have shared its partitions out:

@@ -14,22 +14,24 @@ import (
 )
 
 // A task that runs for several AckWaits keeps its lease through
-// InProgress heartbeats (by default a third of AckWait): it is delivered
-// once.
+// InProgress heartbeats: it is delivered once. The heartbeat comes every
+// tenth of AckWait (the default is a third), so that a beat a loaded
+// machine delays by most of a second still renews the lease in time.
 func TestHeartbeatsKeepLongTask(t *testing.T) {
 	srv := startServer(t)
 	js := connect(t, srv.url())
-	src := newSource(t, js, weftjs.Config{AckWait: 600 * time.Millisecond, PollWait: 100 * time.Millisecond})
+	src := newSource(t, js, weftjs.Config{AckWait: time.Second, PollWait: 100 * time.Millisecond})
 	defer src.Close()
 	publishN(t, js, src.Subject(), 0, 1)
 	var runs atomic.Int64
 	w := newWorker(t, intake.Config{
-		Source:   src,
-		Supplier: slots.NewFixed(2),
-		Pool:     newPool(t, 2),
+		Source:    src,
+		Supplier:  slots.NewFixed(2),
+		Pool:      newPool(t, 2),
+		Heartbeat: 100 * time.Millisecond,
 		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
 			runs.Add(1)
-			time.Sleep(2 * time.Second)
+			time.Sleep(2500 * time.Millisecond)
 			return nil
 		},
 	})
@@ -46,11 +48,14 @@ func TestHeartbeatsKeepLongTask(t *testing.T) {
 func TestAckWaitRedelivers(t *testing.T) {
 	srv := startServer(t)
 	js := connect(t, srv.url())
-	src := newSource(t, js, weftjs.Config{AckWait: 300 * time.Millisecond, PollWait: 100 * time.Millisecond})
+	// The redelivered copy has all of AckWait to be acked, or a third
+	// delivery would follow: long enough for a loaded machine.
+	src := newSource(t, js, weftjs.Config{AckWait: 1500 * time.Millisecond, PollWait: 100 * time.Millisecond})
 	defer src.Close()
 	publishN(t, js, src.Subject(), 0, 1)
 	var runs atomic.Int64
 	second := make(chan int, 1)
+	secondRan := make(chan struct{})
 	w := newWorker(t, intake.Config{
 		Source:    src,
 		Supplier:  slots.NewFixed(2),
@@ -58,11 +63,13 @@ func TestAckWaitRedelivers(t *testing.T) {
 		Heartbeat: -1,
 		OnError:   func(error) {},
 		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
-			if runs.Add(1) == 1 {
-				time.Sleep(time.Second)
-				return nil
+			switch runs.Add(1) {
+			case 1:
+				<-secondRan // outlive the lease: held until the copy has run
+			case 2:
+				second <- task.Deliveries()
+				close(secondRan)
 			}
-			second <- task.Deliveries()
 			return nil
 		},
 	})

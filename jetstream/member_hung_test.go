@@ -75,8 +75,11 @@ func TestHungMemberBucketKeepsPins(t *testing.T) {
 	var mu sync.Mutex
 	renewErrs := 0
 	cfg := weftjs.Config{
+		// PinnedTTL below the bucket requests' one-second timeout, as the
+		// test needs, and far above the pins' renewal period (MemberTTL/3)
+		// so that a renewal stalled on a loaded machine does not lapse.
 		Stream: "KHUNG", Partitions: 1, AckWait: 10 * time.Second,
-		PinnedTTL: 400 * time.Millisecond, MemberTTL: 300 * time.Millisecond,
+		PinnedTTL: 800 * time.Millisecond, MemberTTL: 300 * time.Millisecond,
 		PollWait: 50 * time.Millisecond, MemberID: "a",
 		OnError: func(err error) {
 			if strings.Contains(err.Error(), "renewing member a") {

@@ -87,8 +87,12 @@ func TestMembershipSurvivesServerRestart(t *testing.T) {
 func TestServerRestartKeepsTheAssignment(t *testing.T) {
 	srv := startServer(t)
 	cfg := weftjs.Config{
-		Stream: "MEMKEEP", Partitions: 2, AckWait: 2 * time.Second,
-		PinnedTTL: 2 * time.Second, MemberTTL: 300 * time.Millisecond,
+		// MemberTTL leaves a renewal a second of lateness (it comes every
+		// MemberTTL/3) before the entry lapses and the other worker rightly
+		// takes its partition: a loaded CI machine stalls goroutines for
+		// hundreds of milliseconds.
+		Stream: "MEMKEEP", Partitions: 2, AckWait: 3 * time.Second,
+		PinnedTTL: 3 * time.Second, MemberTTL: 1500 * time.Millisecond,
 		PollWait: 100 * time.Millisecond, OnError: func(error) {},
 	}
 	a, b := "a", ""

@@ -103,7 +103,9 @@ func TestSystemSampler(t *testing.T) {
 	}
 	s, err := slots.NewSystemSampler()
 	require.NoError(t, err)
-	time.Sleep(10 * time.Millisecond)
+	// A window of a few scheduler periods: within one 100ms period a
+	// cgroup may burst past its CPU quota.
+	time.Sleep(300 * time.Millisecond)
 	u, err := s.Sample()
 	require.NoError(t, err)
 	for _, v := range []float64{u.CPU, u.Memory} {

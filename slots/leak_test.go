@@ -22,11 +22,12 @@ func leakOne(t *testing.T, tr *slots.Tracker) uint64 {
 	return p.ID()
 }
 
-// collectUntil runs the garbage collector until ch delivers, a bounded
-// number of times.
+// collectUntil runs the garbage collector until ch delivers, for up to
+// ten seconds: a cleanup runs on a goroutine of the runtime's, which a
+// loaded machine may not schedule for a while.
 func collectUntil[T any](t *testing.T, ch <-chan T) (T, bool) {
 	t.Helper()
-	for range 50 {
+	for range 1000 {
 		runtime.GC()
 		select {
 		case v := <-ch:
