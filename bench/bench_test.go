@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -131,7 +132,8 @@ func BenchmarkSort(b *testing.B) {
 
 // BenchmarkTreeSum sums a complete binary tree of pointer nodes, forking
 // at every inner node (goroutines: down to bench.TreeSumGoroutineDepth
-// only). ns/node is the wall time per node.
+// only; static-split: into one subtree per worker, rounded up to a power
+// of two). ns/node is the wall time per node.
 func BenchmarkTreeSum(b *testing.B) {
 	for _, layers := range []int{20, 24} {
 		b.Run(fmt.Sprintf("layers-%d", layers), func(b *testing.B) {
@@ -163,6 +165,14 @@ func BenchmarkTreeSum(b *testing.B) {
 				perNode(b, func(root *bench.TreeSumNode) {
 					check(b, bench.TreeSumGoroutines(root, bench.TreeSumGoroutineDepth))
 				})
+			})
+			// The machine's ceiling: one goroutine per worker, each
+			// summing a subtree of equal size sequentially, so no fork
+			// costs anything below the split. At 2 workers on a 2-vCPU
+			// AMD EPYC VM it reached 1.87-1.95x sequential on 24 layers.
+			b.Run("static-split", func(b *testing.B) {
+				depth := bits.Len(uint(runtime.GOMAXPROCS(0) - 1))
+				perNode(b, func(root *bench.TreeSumNode) { check(b, bench.TreeSumGoroutines(root, depth)) })
 			})
 			b.Run("weft-values", func(b *testing.B) {
 				p := newPool(b)
