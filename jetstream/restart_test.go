@@ -67,10 +67,11 @@ func TestServerRestartMidRun(t *testing.T) {
 		return len(done) == n
 	}, "every task done after the restart")
 	// Every task the server holds for the worker is acked...
+	last := &natsjs.ConsumerInfo{} // printed as it is when the wait ends
 	eventually(t, 20*time.Second, func() bool {
-		c := consumerInfo(t, js, src.Config().Stream, src.Config().Consumer)
-		return c.NumPending == 0 && c.NumAckPending == 0
-	}, "consumer drained: %+v", w.Stats())
+		*last = *consumerInfo(t, js, src.Config().Stream, src.Config().Consumer)
+		return last.NumPending == 0 && last.NumAckPending == 0
+	}, "consumer drained: %+v", last)
 	// ...and what the stream still stores, the consumer counts as acked.
 	// A standalone server can leave such a message when an ack comes in
 	// while it shuts down (read in nats-server 2.15.2): stream.stop marks
