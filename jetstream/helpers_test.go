@@ -109,13 +109,20 @@ func publishBatched(t testing.TB, from, to int, publish func(i int) (natsjs.PubA
 // streamMsgs returns the messages left in the stream.
 func streamMsgs(t testing.TB, js natsjs.JetStream, stream string) uint64 {
 	t.Helper()
+	_, state := streamState(t, js, stream)
+	return state.Msgs
+}
+
+// streamState returns a handle on the stream and its state now.
+func streamState(t testing.TB, js natsjs.JetStream, stream string) (natsjs.Stream, natsjs.StreamState) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	s, err := js.Stream(ctx, stream)
 	require.NoError(t, err)
 	info, err := s.Info(ctx)
 	require.NoError(t, err)
-	return info.State.Msgs
+	return s, info.State
 }
 
 func newPool(t testing.TB, workers int) *scheduler.Pool { return intaketest.NewPool(t, workers) }

@@ -106,18 +106,15 @@ func TestServerRestartMidRun(t *testing.T) {
 // the consumer knows.
 func leftInStream(t *testing.T, js natsjs.JetStream, stream, consumer string) map[uint64]string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	s, err := js.Stream(ctx, stream)
-	require.NoError(t, err)
-	info, err := s.Info(ctx)
-	require.NoError(t, err)
-	if info.State.Msgs == 0 {
+	s, state := streamState(t, js, stream)
+	if state.Msgs == 0 {
 		return nil
 	}
 	c := consumerInfo(t, js, stream, consumer)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	left := map[uint64]string{}
-	for seq := info.State.FirstSeq; seq <= info.State.LastSeq; seq++ {
+	for seq := state.FirstSeq; seq <= state.LastSeq; seq++ {
 		m, err := s.GetMsg(ctx, seq)
 		if errors.Is(err, natsjs.ErrMsgNotFound) {
 			continue
