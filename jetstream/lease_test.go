@@ -24,17 +24,27 @@ func TestHeartbeatsKeepLongTask(t *testing.T) {
 	defer src.Close()
 	publishN(t, js, src.Subject(), 0, 1)
 	var runs atomic.Int64
-	w := newWorker(t, intake.Config{
+	var w *intake.Worker
+	ready := make(chan struct{})
+	w = newWorker(t, intake.Config{
 		Source:    src,
 		Supplier:  slots.NewFixed(2),
 		Pool:      newPool(t, 2),
 		Heartbeat: 100 * time.Millisecond,
 		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
 			runs.Add(1)
-			time.Sleep(2500 * time.Millisecond)
+			<-ready
+			// Held through 25 beats, a Heartbeat apart: about two and a
+			// half AckWaits, counted in beats rather than slept, so a slow
+			// machine holds it longer, never shorter.
+			from := w.Stats().Heartbeats
+			for w.Stats().Heartbeats < from+25 {
+				time.Sleep(10 * time.Millisecond)
+			}
 			return nil
 		},
 	})
+	close(ready)
 	eventually(t, 10*time.Second, func() bool { return w.Stats().Acked == 1 }, "acked")
 	s := w.Stats()
 	require.EqualValues(t, 1, runs.Load())
