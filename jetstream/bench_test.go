@@ -180,17 +180,25 @@ func runBare(tb testing.TB, src *weftjs.Source, _ *scheduler.Pool, n int) time.D
 // keys, and reports both rates and the keyed rate as a share of the
 // unkeyed one. The sub-benchmarks vary the partition count: every
 // partition is a consumer on the one stream, and the server's work per
-// message grows with them (docs/benchmarks.md, Keyed tasks).
+// message grows with them (docs/benchmarks.md, Keyed tasks). The server
+// is embedded: its work shares this process's CPUs with the worker's
+// (BenchmarkKeyedVsUnkeyedServerApart gives it CPUs of its own).
 func BenchmarkKeyedVsUnkeyed(b *testing.B) {
-	for _, parts := range []int{1, 2, 4, 8, 16} {
-		b.Run(fmt.Sprintf("partitions-%d", parts), func(b *testing.B) { keyedVsUnkeyed(b, parts) })
+	for _, parts := range keyedBenchPartitions {
+		b.Run(fmt.Sprintf("partitions-%d", parts), func(b *testing.B) {
+			keyedVsUnkeyed(b, startServer(b).url(), parts)
+		})
 	}
 }
 
-func keyedVsUnkeyed(b *testing.B, parts int) {
+// keyedBenchPartitions are the partition counts the keyed benchmarks try.
+var keyedBenchPartitions = []int{1, 2, 4, 8, 16}
+
+// keyedVsUnkeyed runs BenchmarkKeyedVsUnkeyed's turns with parts
+// partitions, on the server at url.
+func keyedVsUnkeyed(b *testing.B, url string, parts int) {
 	const tasks, keys = 5000, 100
-	srv := startServer(b)
-	js := connect(b, srv.url())
+	js := connect(b, url)
 	pool := newPool(b, runtime.GOMAXPROCS(0))
 	var unkeyed, keyed time.Duration
 	for i := 0; b.Loop(); i++ {
