@@ -69,7 +69,11 @@ type Config struct {
 	// released when its handler returns, before the settlement, so that
 	// the settlement's round trip overlaps the next poll; the tasks
 	// delivered and not yet settled are therefore at most the slots plus
-	// MaxSettling. Default: the supplier's MaxSlots, or 64.
+	// MaxSettling. Default: twice the supplier's MaxSlots, or 64. Short
+	// tasks end in bursts, a poll's at a time: with room for only as many
+	// settlements as slots, one burst's acks waiting on a server would
+	// keep the next finished tasks' slots (docs/benchmarks.md,
+	// Settlements in flight).
 	MaxSettling int
 
 	// MaxDeliveries, if positive, is how many deliveries a failing task
@@ -159,7 +163,7 @@ func (c Config) withDefaults() (Config, error) {
 			c.MaxBatch = min(m, MaxBatchLimit)
 		}
 		if c.MaxSettling == 0 {
-			c.MaxSettling = m
+			c.MaxSettling = 2 * m
 		}
 	}
 	if c.MaxBatch == 0 {

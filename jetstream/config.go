@@ -32,7 +32,9 @@ type Config struct {
 	// processes that ran it).
 	MaxDeliver int
 	// MaxAckPending bounds the tasks delivered and not settled across all
-	// workers; it must exceed the sum of their slots. Default 1000.
+	// workers; it must exceed the sum of their slots and of their
+	// settlements in flight (intake.Config.MaxSettling: by default twice
+	// the slots). Default 1000.
 	MaxAckPending int
 
 	// PollWait is how long a poll that finds the queue empty waits for a
