@@ -32,6 +32,9 @@ const (
 	childEnv    = "WEFT_JS_CRASH_LOG"
 	childURLEnv = "WEFT_JS_CRASH_URL"
 	crashSlots  = 16
+	// crashSettling is the children's MaxSettling: with crashSlots, the
+	// most tasks a killed child can hold delivered and unsettled.
+	crashSettling = 2 * crashSlots
 )
 
 var crashConfig = weftjs.Config{
@@ -91,10 +94,10 @@ func TestCrashTwoProcesses(t *testing.T) {
 		}
 	}
 	t.Logf("crash test: tasks %d, completed %d, lost %d, duplicates %d; in flight in the killed process at the kill %d (limit %d slots + %d settling); done by the victim %d, by the survivor %d",
-		n, len(done), n-len(done), dups, len(inFlight), crashSlots, crashSlots, len(v["D"]), len(s["D"]))
+		n, len(done), n-len(done), dups, len(inFlight), crashSlots, crashSettling, len(v["D"]), len(s["D"]))
 	require.Len(t, done, n, "lost tasks")
 	require.LessOrEqual(t, dups, len(inFlight))
-	require.LessOrEqual(t, len(inFlight), 2*crashSlots)
+	require.LessOrEqual(t, len(inFlight), crashSlots+crashSettling)
 }
 
 type child struct {
@@ -236,9 +239,10 @@ func crashChild() int {
 	log, term, src, pool := c.log, c.term, c.src, c.pool
 	note := func(ev string, t intake.Task) { _, _ = log.WriteString(ev + " " + string(t.Payload()) + "\n") }
 	w, err := intake.New(intake.Config{
-		Source:   loggedSource{src, note},
-		Supplier: slots.NewFixed(crashSlots),
-		Pool:     pool,
+		Source:      loggedSource{src, note},
+		Supplier:    slots.NewFixed(crashSlots),
+		MaxSettling: crashSettling,
+		Pool:        pool,
 		// The side effect (D) happens mid-task, as real tasks' do: a
 		// process killed after it and before the ack leaves a task that
 		// runs again.
