@@ -136,6 +136,7 @@ func BenchmarkSort(b *testing.B) {
 // of two). ns/node is the wall time per node.
 func BenchmarkTreeSum(b *testing.B) {
 	for _, layers := range []int{20, 24} {
+		b.Run(fmt.Sprintf("boxed-%d", layers), func(b *testing.B) { boxedTreeSum(b, layers) })
 		b.Run(fmt.Sprintf("layers-%d", layers), func(b *testing.B) {
 			// Built by the first sub-benchmark that runs, outside its
 			// timer, and dropped with this function: a 24-layer tree
@@ -191,6 +192,55 @@ func BenchmarkTreeSum(b *testing.B) {
 				perNode(b, func(root *bench.TreeSumNode) {
 					onPool(b, p, func(w *scheduler.Worker) { check(b, bench.TreeSumBoth(w, root)) })
 				})
+			})
+		})
+	}
+}
+
+// boxedTreeSum is BenchmarkTreeSum on the boxed tree (bench.NewBoxedTree),
+// summed as a Go user writes it: nil first, a join at every node.
+// weft-values is join.Call alone, weft join.Join alone (closures),
+// weft-plain join.Plain then join.Call (the form docs/forks.md
+// recommends), weft-plain-join join.Plain then join.Join.
+func boxedTreeSum(b *testing.B, layers int) {
+	root := sync.OnceValue(func() *bench.BoxedNode {
+		root := bench.NewBoxedTree(layers)
+		runtime.GC()
+		return root
+	})
+	want := bench.TreeSumWant(layers)
+	nodes := float64(bench.TreeSumNodes(layers))
+	perNode := func(b *testing.B, sum func() int64) {
+		measure(b, func() {
+			if got := sum(); got != want {
+				b.Fatalf("got %d, want %d", got, want)
+			}
+		})
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/nodes, "ns/node")
+	}
+	b.Run("sequential", func(b *testing.B) {
+		root := root()
+		perNode(b, func() int64 { return bench.BoxedSumSeq(root) })
+	})
+	b.Run("goroutines", func(b *testing.B) {
+		root := root()
+		perNode(b, func() int64 { return bench.BoxedSumGoroutines(root, bench.TreeSumGoroutineDepth) })
+	})
+	forms := []struct {
+		name string
+		sum  func(*scheduler.Worker, *bench.BoxedNode) int64
+	}{
+		{"weft-values", bench.BoxedSumCall},
+		{"weft", bench.BoxedSumJoin},
+		{"weft-plain", bench.BoxedSum},
+		{"weft-plain-join", bench.BoxedSumPlainJoin},
+	}
+	for _, form := range forms {
+		b.Run(form.name, func(b *testing.B) {
+			root, p := root(), newPool(b)
+			perNode(b, func() (sum int64) {
+				onPool(b, p, func(w *scheduler.Worker) { sum = form.sum(w, root) })
+				return sum
 			})
 		})
 	}

@@ -31,11 +31,12 @@ import (
 // wait never ends): halves that talk to each other are for Join, or a
 // scope.
 //
-// A plain-call join still pays a call of Call itself: with its checks and
-// two calls of f it is too big for Go to inline. Built with a CPU profile
-// of the program (go build -pgo, or a default.pgo beside the main
-// package), Go inlines it into a hot recursion, which takes most of that
-// cost away (docs/forks.md, Profile-guided builds).
+// A plain-call join still pays a call of Call itself and two calls of f
+// through a function value: Call is too big for Go to inline. A hot
+// recursion asks Plain first and makes its two calls itself, which costs
+// what the sequential code costs (see Plain). Built with a CPU profile of
+// the program (go build -pgo), Go inlines Call into a hot recursion,
+// which takes most of that cost away too (docs/forks.md).
 //
 // Panics behave as in Join, except that in a join run as plain calls a
 // panic in f(w, x) skips f(w, y), and the panic leaves Call as it is:
@@ -47,6 +48,19 @@ import (
 // gets a *scheduler.Panic.
 // w must not be nil (see CallOn).
 func Call[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T) (R, R) {
+	// The plain path first, as small as it can be: where a profile lets
+	// Go inline Call (go build -pgo), f, a top-level function, becomes a
+	// direct call. The checks are on the way to callChecked, which a nil
+	// f or w (and, in race builds, every call) takes.
+	if !checkWorker && f != nil && Plain(w) {
+		return f(w, x), f(w, y)
+	}
+	return callChecked(w, f, x, y)
+}
+
+// callChecked is Call past its plain path: it names a misuse, then forks
+// or, where the worker says so, runs the two calls plainly.
+func callChecked[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T) (R, R) {
 	if f == nil {
 		panic("weft/join: Call with a nil function")
 	}
@@ -60,9 +74,9 @@ func Call[T, R any](w *scheduler.Worker, f func(*scheduler.Worker, T) R, x, y T)
 	if !e.Direct() {
 		return callForked(e, w, f, x, y)
 	}
-	// Deeper than the forks the worker keeps: two plain calls (see
-	// above). A panic goes on to the join that made the nearest fork,
-	// which raises it as a *scheduler.Panic.
+	// Deeper than the forks the worker keeps (race builds only: the
+	// others took this path in Call). A panic goes on to the join that
+	// made the nearest fork, which raises it as a *scheduler.Panic.
 	return f(w, x), f(w, y)
 }
 

@@ -2,7 +2,6 @@ package join
 
 import (
 	"context"
-
 	"github.com/weftrt/weft/scheduler"
 )
 

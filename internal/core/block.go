@@ -96,6 +96,7 @@ func (s *standIn) replace() {
 	w.goroutine.Store(0) // the runtime may reuse this goroutine's identity
 	w.frames = w.frames[:w.depth:w.depth]
 	w.oldest = min(w.oldest, w.depth)
+	w.regate()
 	w.replaced.Add(1)
 	go s.run()
 }

@@ -66,7 +66,12 @@ func TestDeepSpineFeedsIdleWorker(t *testing.T) {
 	const idleFrom, n = 20, 7 * 64 // seven checks: adapt runs at the eighth
 	spine(w, 0, n, func(level int) {
 		if level == idleFrom {
-			sl.StartLooking(idle.index) // awake and searching
+			// Awake and searching, and (its first round found nothing)
+			// asking the busy worker to look at its heartbeat: w was
+			// running plain joins without counting, as no worker was
+			// idle at its checks.
+			sl.StartLooking(idle.index)
+			idle.askForForks()
 		}
 	})
 	assert.Less(t, w.checks, int32(clockEvery), "no clock was read")

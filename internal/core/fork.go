@@ -1,6 +1,10 @@
 package core
 
-import "github.com/weftrt/weft/latch"
+import (
+	"sync/atomic"
+
+	"github.com/weftrt/weft/latch"
+)
 
 // Fork is the scheduler's part of a fork-join frame: the second half of a
 // join, which its worker keeps private until a heartbeat publishes it.
@@ -83,26 +87,42 @@ func (w *Worker) Fork(f *Fork) {
 const maxAhead = 8
 
 // Direct reports whether a join here should run its two halves as plain
-// calls, with no frame and no fork: w already keeps maxAhead frames above
-// the heartbeat scan's start. A heartbeat publishes the oldest private
-// fork first, so a fork made this deep would be published only after all
-// of those, each holding more work than it: while they last, a thief is
-// better fed from them, and recording it would cost every join of a deep
-// recursion its frame for nothing. Once a heartbeat has moved the scan's
-// start past them (published them, or found no private fork left, which
-// only happens while some worker is idle), joins here make forks again.
+// calls, with no frame and no fork. It is true while w already keeps
+// maxAhead frames above the heartbeat scan's start, and no heartbeat
+// check is due. A heartbeat publishes the oldest private fork first, so a
+// fork made this deep would be published only after all of those, each
+// holding more work than it: while they last, a thief is better fed from
+// them, and recording it would cost every join of a deep recursion its
+// frame for nothing. Once a heartbeat has moved the scan's start past
+// them (published them, or found no private fork left, which only
+// happens while some worker is idle), joins here make forks again.
 //
-// The call still counts toward the heartbeat, so a worker deep in direct
-// calls still publishes its older forks when another worker is idle. The
-// join that is due for a check makes a fork, though, and the check runs
-// in Fork: so a check always has a private fork to give, this one if the
-// frames above the scan's start all run their second halves inline. Were
-// the check made on a plain call, it would find nothing in such a stack
-// (a right-leaning recursion: a leaf, then the rest), move the scan's
-// start up, and the few forks made after it would all be back inline
-// before the next check, again on a plain call: an idle worker would
-// never be fed for the rest of the recursion.
+// While no worker is idle, that is all: one load of w's gate (gate.go).
+// Otherwise the call counts toward the heartbeat (directCounted).
 func (w *Worker) Direct() bool {
+	return atomic.LoadUint32(&w.gate) == 0 || w.directCounted()
+}
+
+// directCounted is Direct while w's gate is set: w is shallow, or some
+// worker is idle, or asked for work. The call counts toward the
+// heartbeat, so a worker deep in direct calls still publishes its older
+// forks when another worker is idle; a request (gateWanted) makes the
+// check due at once.
+//
+// The join that is due for a check makes a fork, though, and the check
+// runs in Fork: so a check always has a private fork to give, this one if
+// the frames above the scan's start all run their second halves inline.
+// Were the check made on a plain call, it would find nothing in such a
+// stack (a right-leaning recursion: a leaf, then the rest), move the
+// scan's start up, and the few forks made after it would all be back
+// inline before the next check, again on a plain call: an idle worker
+// would never be fed for the rest of the recursion.
+//
+//go:noinline
+func (w *Worker) directCounted() bool {
+	if atomic.LoadUint32(&w.gate)&gateWanted != 0 {
+		w.beat = min(w.beat, 1)
+	}
 	if w.depth-w.oldest >= maxAhead && w.beat > 1 {
 		w.beat--
 		return true
@@ -132,6 +152,7 @@ func (w *Worker) Unfork(f *Fork) {
 	// the next private fork will sit at the new depth: keep the start at
 	// or below it, so that no private fork is ever below it.
 	w.oldest = min(w.oldest, w.depth)
+	w.regate()
 }
 
 // reclaimPublished is Reclaim for a fork that a heartbeat published. It
@@ -178,6 +199,7 @@ func (w *Worker) EnterFrame() any {
 	}
 	f := w.frames[w.depth].frame
 	w.depth++
+	w.regate()
 	return f
 }
 
@@ -203,11 +225,13 @@ func (w *Worker) publishOldest() bool {
 		}
 		f.state = forkPublished
 		w.oldest = i + 1
+		w.regate()
 		w.published.Add(1)
 		w.Push(&f.job)
 		return true
 	}
 	w.oldest = w.depth
+	w.regate()
 	return false
 }
 

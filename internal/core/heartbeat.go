@@ -57,10 +57,13 @@ func (w *Worker) heartbeat() {
 		w.checks = 0
 		w.adapt(w.pool.now())
 	}
+	w.takeRequests() // before the counters: see gate.go
+	inactive, sleeping := w.pool.sleep.Counts()
+	w.counting = inactive > 0
+	w.regate()
 	if w.oldest >= w.depth {
 		return // no private fork
 	}
-	inactive, sleeping := w.pool.sleep.Counts()
 	now := w.lastCheck
 	switch {
 	case inactive == 0:

@@ -44,6 +44,11 @@ type Worker struct {
 	lastCheck   int64
 	lastPublish int64
 	lastLook    int64 // the clock at the latest check that looked at sleepers with a budget of one
+	// counting: the latest heartbeat check saw an idle worker, so joins
+	// count down toward the next check even deep in a recursion; gated is
+	// the owner's copy of gate's gateOwner bit (see gate.go).
+	counting bool
+	gated    bool
 
 	// inStartHook is set while the goroutine runs Config.OnStart, and
 	// jobEnded once a job that the hook ran (the hook may enter the pool:
@@ -79,10 +84,23 @@ type Worker struct {
 	// linked to the enclosing ones): the goroutines blocked in their f
 	// are still tasks of the pool. Written by w's owner, read by any.
 	blocking atomic.Pointer[standIn]
+
+	// gate is zero while a join deep in a recursion may run as plain
+	// calls without counting toward the heartbeat (see gate.go). The
+	// owner sets and clears gateOwner; idle workers set gateWanted, and
+	// the owner clears it. Every access is an SC sync/atomic function
+	// (a plain uint32 rather than an atomic.Uint32: its load must keep
+	// join.Plain within Go's inlining budget); the ordering argument is
+	// in gate.go. It has a cache line of its own, as other workers write
+	// it while the owner reads it at every join.
+	_    [64]byte
+	gate uint32
+	_    [60]byte
 }
 
 func newWorker(p *Pool, i int) *Worker {
-	w := &Worker{pool: p, index: i, rng: uint32(i)*2654435761 + 1, beat: 1, every: 1}
+	w := &Worker{pool: p, index: i, rng: uint32(i)*2654435761 + 1, beat: 1, every: 1, gated: true}
+	w.gate = gateOwner // depth 0: the forks it keeps start here
 	w.term.Init(p.sleep, i)
 	return w
 }
@@ -167,6 +185,7 @@ func (w *Worker) main(startHook bool) {
 func (w *Worker) replace(started bool) {
 	retry := !started && w.jobEnded && !w.hookRetried
 	w.frames, w.depth, w.oldest = nil, 0, 0
+	w.regate()
 	w.inStartHook, w.jobEnded, w.hookRetried = false, false, retry
 	w.replaced.Add(1)
 	go w.main(started || retry)
@@ -273,6 +292,7 @@ func (w *Worker) waitUntilCold(l *latch.Core) {
 			idle = s.StartLooking(w.index)
 			continue
 		}
+		w.askForForks()
 		s.NoWorkFound(&idle, l)
 	}
 	w.workFound()
