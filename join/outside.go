@@ -2,6 +2,7 @@ package join
 
 import (
 	"context"
+
 	"github.com/weftrt/weft/scheduler"
 )
 
