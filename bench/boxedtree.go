@@ -68,6 +68,22 @@ func BoxedSumJoin(w *scheduler.Worker, n *BoxedNode) int64 {
 	return n.Val + l + r
 }
 
+// BoxedSumFork forks through f at the nodes less than depth levels below
+// n, and sums the subtrees below them sequentially.
+func BoxedSumFork(f Forker, n *BoxedNode, depth int) int64 {
+	if n == nil {
+		return 0
+	}
+	if depth <= 0 {
+		return BoxedSumSeq(n)
+	}
+	var l, r int64
+	f.Fork(
+		func(f Forker) { l = BoxedSumFork(f, n.Left, depth-1) },
+		func(f Forker) { r = BoxedSumFork(f, n.Right, depth-1) })
+	return n.Val + l + r
+}
+
 // BoxedSumGoroutines forks with a goroutine and a sync.WaitGroup down to
 // depth levels below n, then sums sequentially: what a Go user writes
 // without weft.

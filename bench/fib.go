@@ -33,6 +33,20 @@ func FibValues(w *scheduler.Worker, n int) int {
 	return a + b
 }
 
+// FibPlain is FibValues in the form docs/forks.md recommends for a hot
+// recursion: join.Plain first, and the two calls made directly when it
+// says so.
+func FibPlain(w *scheduler.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	if join.Plain(w) {
+		return FibPlain(w, n-1) + FibPlain(w, n-2)
+	}
+	a, b := join.Call(w, FibPlain, n-1, n-2)
+	return a + b
+}
+
 // FibJoin forks with join.Join (closures) at every level above cutoff.
 func FibJoin(w *scheduler.Worker, n, cutoff int) int {
 	if n < 2 || n <= cutoff {

@@ -86,6 +86,19 @@ func TreeSumValues(w *scheduler.Worker, n *TreeSumNode) int64 {
 	return n.Val + a + b
 }
 
+// TreeSumPlain is TreeSumValues behind join.Plain, the form
+// docs/forks.md recommends for a hot recursion.
+func TreeSumPlain(w *scheduler.Worker, n *TreeSumNode) int64 {
+	if n.Left == nil {
+		return n.Val
+	}
+	if join.Plain(w) {
+		return n.Val + TreeSumPlain(w, n.Left) + TreeSumPlain(w, n.Right)
+	}
+	a, b := join.Call(w, TreeSumPlain, n.Left, n.Right)
+	return n.Val + a + b
+}
+
 // TreeSumJoin forks with join.Join (closures) at every inner node.
 func TreeSumJoin(w *scheduler.Worker, n *TreeSumNode) int64 {
 	if n.Left == nil {

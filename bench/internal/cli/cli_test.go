@@ -67,7 +67,7 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 	require.NoError(t, r.Err())
-	assert.Equal(t, 99, n, "one line per case with one repetition each (idle and tick measure their baseline at both worker counts)")
+	assert.Equal(t, 110, n, "one line per case with one repetition each (idle and tick measure their baseline at both worker counts)")
 }
 
 func TestJSONOnStdout(t *testing.T) {
@@ -122,7 +122,7 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 // no sample yet, so only the profile's header is checked).
 func TestCPUProfile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cpu.pgo")
-	args := append(slices.Clone(tinyFlags), "-suites", "fork-join", "-contenders", "weft-values", "-cpuprofile", path)
+	args := append(slices.Clone(tinyFlags), "-suites", "fork-join", "-contenders", "weft", "-cpuprofile", path)
 	code, _, errOut := run(t, args...)
 	require.Equal(t, 0, code, errOut)
 	f, err := os.Open(path)

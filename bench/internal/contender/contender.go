@@ -21,6 +21,14 @@ const (
 	Kernel                    // runs weft's zero-allocation kernels: KernelRunner
 	Submit                    // takes fire-and-forget jobs: Submitter
 	Resident                  // keeps goroutines between jobs, so its idle cost is worth measuring
+	// Recommended: runs the form docs/forks.md recommends for each
+	// workload: its kernel where the workload marks the kernel as that
+	// form (KernelRunner), else its closures (Forking).
+	Recommended
+	// Closures: forks over the workload's closures (Forking), and only
+	// where contender weft runs a kernel instead: elsewhere it would run
+	// what weft runs.
+	Closures
 )
 
 // Contender is one way of running the workloads. A case starts it with a

@@ -11,7 +11,7 @@ import (
 )
 
 func TestBuiltins(t *testing.T) {
-	assert.Equal(t, []string{"sequential", "weft", "weft-values", "weft-fixed", "goroutines", "errgroup", "semaphore"},
+	assert.Equal(t, []string{"sequential", "weft", "weft-closures", "weft-values", "weft-fixed", "goroutines", "errgroup", "semaphore"},
 		contender.Names(contender.All()))
 }
 

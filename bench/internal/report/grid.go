@@ -75,19 +75,22 @@ func row(run *result.Run, i int) (cells []string, wide bool) {
 	return cells, wideSeq || wideAlt
 }
 
-// ratio prints a comparison: nothing where there is none, "?" where a
-// busy machine makes it meaningless, and the spread instead of the ratio
-// where the repetitions scatter too much for it to be a result.
+// ratio prints a comparison: nothing where there is none, the spread
+// instead of the ratio where the repetitions scatter too much for it to be
+// a result, and the ratio otherwise, marked "?" where a busy machine
+// measured one side of it (the preamble says what the mark means).
 func ratio(x float64, trusted bool, spread float64) (cell string, wide bool) {
+	mark := ""
+	if !trusted {
+		mark = "?"
+	}
 	switch {
 	case x == 0:
 		return "", false
-	case !trusted:
-		return "?", false
 	case result.TooWide(spread):
-		return fmt.Sprintf("noise (±%.0f%%)", 100*spread), true
+		return fmt.Sprintf("noise (±%.0f%%)%s", 100*spread, mark), true
 	}
-	return fmt.Sprintf("%.2fx", x), false
+	return fmt.Sprintf("%.2fx%s", x, mark), false
 }
 
 func note(r *result.Result, c result.Comparison, threshold float64) string {

@@ -39,6 +39,11 @@ func preamble(run *result.Run) (where, how []string) {
 		"sequential (vs seq) and than the best alternative at the same worker count (vs alt, named under best alt);",
 		"above 1 is better; — where there is nothing to compare with.",
 	}
+	if n := run.NoisyCount(); n > 0 {
+		how = append(how, fmt.Sprintf("A ? after a ratio: %d of %d results ran while more than %.0f%% of the CPUs were busy outside this",
+			n, len(run.Results), 100*run.Settings.NoiseThreshold),
+			"process (note column), and this ratio compares one of them: a hint, not a result. Rerun on a quiet machine.")
+	}
 	if hasUnit(run, forkUnit) {
 		how = append(how, "For the fork-join computations vs seq is the speedup, and CPU/fork the CPU time per fork the",
 			"contender made (sequential: per fork the weft forms make, so the difference is what a fork costs).")
@@ -74,7 +79,7 @@ func epilogue(run *result.Run) string {
 	return s + fmt.Sprintf(" %d of them ran while more than %.0f%% of the CPUs were busy outside this process,\n",
 		n, 100*run.Settings.NoiseThreshold) +
 		fmt.Sprintf("even when measured again (-retries %d): ", run.Settings.Retries) +
-		"their ratios, and those compared with them, print as \"?\".\nRerun on a quiet machine to trust them."
+		"their ratios, and those compared with them, carry a \"?\".\nRerun on a quiet machine to trust them."
 }
 
 // group is the results of one workload, in run order.

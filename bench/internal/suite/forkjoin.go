@@ -51,6 +51,10 @@ type kernel struct {
 	seq     func()
 	fork    func(bench.Forker)
 	values  func(*scheduler.Worker) // nil: no zero-allocation form; forks where fork does
+	// recommended: values is the form docs/forks.md recommends for the
+	// workload, which contender weft runs (weft-values, which would run
+	// the same, sits the workload out); weft-closures runs fork.
+	recommended bool
 	// coarse is the form the alternatives run instead of fork, where a
 	// goroutine per fork would bury the workload: it forks only near the
 	// root. nil: they run fork.
@@ -82,7 +86,13 @@ func (k *kernel) workload(name, doc string) *workload {
 	return &workload{
 		name: name, doc: doc, metrics: forkJoinMetrics, iters: 1, shared: true,
 		supports: func(c contender.Contender) bool {
-			return c.Can(contender.Seq) || c.Can(contender.Fork) || (c.Can(contender.Kernel) && k.values != nil)
+			if c.Can(contender.Seq) {
+				return true
+			}
+			if c.Can(contender.Fork) {
+				return !c.Can(contender.Closures) || k.values != nil && k.recommended
+			}
+			return c.Can(contender.Kernel) && k.values != nil && !k.recommended
 		},
 		start: k.start,
 	}
@@ -126,7 +136,7 @@ func (k *kernel) body(c contender.Contender, inst contender.Instance) (run func(
 	switch {
 	case c.Can(contender.Seq):
 		return func() error { k.seq(); return nil }, k.forks, nil, nil
-	case c.Can(contender.Kernel) && k.values != nil:
+	case k.values != nil && (c.Can(contender.Kernel) || c.Can(contender.Recommended) && k.recommended):
 		kr, err := capability[contender.KernelRunner](c, inst)
 		return func() error { return kr.RunKernel(k.values) }, k.forks, k.valuesForks, err
 	}
@@ -181,24 +191,26 @@ func (c *forkCounter) Fork(a, b func(bench.Forker)) {
 func fibFull(n int) *kernel {
 	var got int
 	return &kernel{
-		seq:    func() { got = bench.FibSeq(n) },
-		fork:   func(f bench.Forker) { got = bench.FibFork(f, n, 0) },
-		values: func(w *scheduler.Worker) { got = bench.FibValues(w, n) },
-		result: func() uint64 { return uint64(got) },
-		want:   func() uint64 { return uint64(bench.FibSeq(n)) },
-		set:    func(v uint64) { got = int(v) },
+		seq:         func() { got = bench.FibSeq(n) },
+		fork:        func(f bench.Forker) { got = bench.FibFork(f, n, 0) },
+		values:      func(w *scheduler.Worker) { got = bench.FibPlain(w, n) },
+		recommended: true,
+		result:      func() uint64 { return uint64(got) },
+		want:        func() uint64 { return uint64(bench.FibSeq(n)) },
+		set:         func(v uint64) { got = int(v) },
 	}
 }
 
 func fibCutoff(n, cutoff int) *kernel {
 	var got int
 	return &kernel{
-		seq:    func() { got = bench.FibSeq(n) },
-		fork:   func(f bench.Forker) { got = bench.FibFork(f, n, cutoff) },
-		values: func(w *scheduler.Worker) { got = bench.FibCutoffValues(w, n, cutoff) },
-		result: func() uint64 { return uint64(got) },
-		want:   func() uint64 { return uint64(bench.FibSeq(n)) },
-		set:    func(v uint64) { got = int(v) },
+		seq:         func() { got = bench.FibSeq(n) },
+		fork:        func(f bench.Forker) { got = bench.FibFork(f, n, cutoff) },
+		values:      func(w *scheduler.Worker) { got = bench.FibCutoffValues(w, n, cutoff) },
+		recommended: true,
+		result:      func() uint64 { return uint64(got) },
+		want:        func() uint64 { return uint64(bench.FibSeq(n)) },
+		set:         func(v uint64) { got = int(v) },
 	}
 }
 
@@ -224,11 +236,12 @@ func tree(nodes, grain int) *kernel {
 	t := bench.NewTree(nodes, grain)
 	var got uint64
 	return &kernel{
-		seq:    func() { got = bench.TreeSeq(t) },
-		fork:   func(f bench.Forker) { got = bench.TreeFork(f, t) },
-		values: func(w *scheduler.Worker) { got = bench.TreeValues(w, t) },
-		result: func() uint64 { return got },
-		want:   func() uint64 { return bench.TreeSeq(t) },
-		set:    func(v uint64) { got = v },
+		seq:         func() { got = bench.TreeSeq(t) },
+		fork:        func(f bench.Forker) { got = bench.TreeFork(f, t) },
+		values:      func(w *scheduler.Worker) { got = bench.TreeValues(w, t) },
+		recommended: true,
+		result:      func() uint64 { return got },
+		want:        func() uint64 { return bench.TreeSeq(t) },
+		set:         func(v uint64) { got = v },
 	}
 }

@@ -2,6 +2,7 @@ package suite_test
 
 import (
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,13 +59,14 @@ func TestPlan(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]int{
-		"fib-full/sequential": 1, "fib-full/weft": 3, "fib-full/weft-values": 3, "fib-full/goroutines": 3, "fib-full/errgroup": 3, "fib-full/semaphore": 3,
-		"fib-cutoff/sequential": 1, "fib-cutoff/weft": 3, "fib-cutoff/weft-values": 3, "fib-cutoff/goroutines": 3, "fib-cutoff/errgroup": 3, "fib-cutoff/semaphore": 3,
+		"fib-full/sequential": 1, "fib-full/weft": 3, "fib-full/weft-closures": 3, "fib-full/goroutines": 3, "fib-full/errgroup": 3, "fib-full/semaphore": 3,
+		"fib-cutoff/sequential": 1, "fib-cutoff/weft": 3, "fib-cutoff/weft-closures": 3, "fib-cutoff/goroutines": 3, "fib-cutoff/errgroup": 3, "fib-cutoff/semaphore": 3,
 		"mergesort/sequential": 1, "mergesort/weft": 3, "mergesort/goroutines": 3, "mergesort/errgroup": 3, "mergesort/semaphore": 3,
-		"tree/sequential": 1, "tree/weft": 3, "tree/weft-values": 3, "tree/goroutines": 3, "tree/errgroup": 3, "tree/semaphore": 3,
+		"tree/sequential": 1, "tree/weft": 3, "tree/weft-closures": 3, "tree/goroutines": 3, "tree/errgroup": 3, "tree/semaphore": 3,
 		"uniform/sequential": 1, "uniform/weft": 3, "uniform/weft-values": 3, "uniform/goroutines": 3, "uniform/errgroup": 3, "uniform/semaphore": 3,
 		"irregular/sequential": 1, "irregular/weft": 3, "irregular/weft-values": 3, "irregular/goroutines": 3, "irregular/errgroup": 3, "irregular/semaphore": 3,
-		"complete/sequential": 1, "complete/weft": 3, "complete/weft-values": 3, "complete/goroutines": 3, "complete/errgroup": 3, "complete/semaphore": 3,
+		"complete/sequential": 1, "complete/weft": 3, "complete/weft-closures": 3, "complete/goroutines": 3, "complete/errgroup": 3, "complete/semaphore": 3,
+		"boxed/sequential": 1, "boxed/weft": 3, "boxed/weft-closures": 3, "boxed/goroutines": 3, "boxed/errgroup": 3, "boxed/semaphore": 3,
 		"idle/sequential": 3, "idle/weft": 3, // these baselines depend on GOMAXPROCS
 		"tick/sequential": 3, "tick/weft": 3, "tick/goroutines": 3, "tick/weft-fixed": 3,
 		"wake/weft": 3, "wake/goroutines": 3, "wake/weft-fixed": 3,
@@ -200,14 +202,25 @@ func TestTreeSumForks(t *testing.T) {
 	sizes.TreeSum = layers
 	ss, err := suite.Lookup([]string{"tree-sum"})
 	require.NoError(t, err)
-	for role, want := range map[result.Role]int{
-		result.Weft:        1<<(layers-1) - 1,
-		result.Alternative: 1<<bench.TreeSumGoroutineDepth - 1,
+	// The arena tree forks at its inner nodes, the boxed tree at every
+	// node (its leaves fork their nil children).
+	for _, tc := range []struct {
+		workload string
+		role     result.Role
+		want     int
+	}{
+		{"complete", result.Weft, 1<<(layers-1) - 1},
+		{"complete", result.Alternative, 1<<bench.TreeSumGoroutineDepth - 1},
+		{"boxed", result.Weft, 1<<layers - 1},
+		{"boxed", result.Alternative, 1<<bench.TreeSumGoroutineDepth - 1},
 	} {
+		role, want := tc.role, tc.want
 		var forks int
 		counting := contender.Contender{Name: "counting", Role: role, Caps: contender.Fork,
 			Start: func(int) (contender.Instance, error) { return countingInstance{&forks}, nil }}
 		cases := ss[0].Cases(suite.Config{Sizes: sizes, Contenders: []contender.Contender{counting}, Workers: []int{1}})
+		require.Len(t, cases, 2)
+		cases = slices.DeleteFunc(cases, func(c runner.Case) bool { return c.Workload != tc.workload })
 		require.Len(t, cases, 1)
 		rs, err := runner.Run(t.Context(), cases, runner.Options{Reps: 1})
 		require.NoError(t, err)
@@ -220,7 +233,7 @@ func TestTreeSumForks(t *testing.T) {
 		require.Equal(t, []string{"ns/node", "ns/op", "cpu-ns/op", "allocs/op", "cpu-ns/fork"}, units)
 		v := rs[0].Samples[0]
 		assert.InEpsilon(t, v[1], v[0]*float64(bench.TreeSumNodes(layers)), 1e-9, "wall per node")
-		assert.InDelta(t, v[2], v[4]*float64(want), 1e-3, "CPU per fork, %s", role)
+		assert.InDelta(t, v[2], v[4]*float64(want), 1e-3, "CPU per fork, %s %s", tc.workload, role)
 	}
 }
 

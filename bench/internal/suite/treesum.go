@@ -24,6 +24,10 @@ var treeSum = Suite{
 				fmt.Sprintf("complete binary tree of %d layers (%d nodes) summed; weft forks at every inner node, alternatives in the top %d layers",
 					s.TreeSum, bench.TreeSumNodes(s.TreeSum), bench.TreeSumGoroutineDepth)),
 				bench.TreeSumNodes(s.TreeSum)),
+			perNode(boxedKernel(s.TreeSum).workload("boxed",
+				fmt.Sprintf("the same tree as a Go user builds it, node by node, summed nil first with a fork at every node; alternatives in the top %d layers",
+					bench.TreeSumGoroutineDepth)),
+				bench.TreeSumNodes(s.TreeSum)),
 		}
 	},
 }
@@ -37,13 +41,30 @@ func treeSumKernel(layers int) *kernel {
 	root := sync.OnceValue(func() *bench.TreeSumNode { return bench.NewTreeSum(layers) })
 	var got int64
 	return &kernel{
-		seq:    func() { got = bench.TreeSumSeq(root()) },
-		fork:   func(f bench.Forker) { got = bench.TreeSumFork(f, root(), layers) },
-		values: func(w *scheduler.Worker) { got = bench.TreeSumValues(w, root()) },
-		coarse: func(f bench.Forker) { got = bench.TreeSumFork(f, root(), bench.TreeSumGoroutineDepth) },
-		result: func() uint64 { return uint64(got) },
-		want:   func() uint64 { return uint64(bench.TreeSumWant(layers)) },
-		set:    func(v uint64) { got = int64(v) },
+		seq:         func() { got = bench.TreeSumSeq(root()) },
+		fork:        func(f bench.Forker) { got = bench.TreeSumFork(f, root(), layers) },
+		values:      func(w *scheduler.Worker) { got = bench.TreeSumPlain(w, root()) },
+		recommended: true,
+		coarse:      func(f bench.Forker) { got = bench.TreeSumFork(f, root(), bench.TreeSumGoroutineDepth) },
+		result:      func() uint64 { return uint64(got) },
+		want:        func() uint64 { return uint64(bench.TreeSumWant(layers)) },
+		set:         func(v uint64) { got = int64(v) },
+	}
+}
+
+// boxedKernel is treeSumKernel on the boxed tree (bench.NewBoxedTree).
+func boxedKernel(layers int) *kernel {
+	root := sync.OnceValue(func() *bench.BoxedNode { return bench.NewBoxedTree(layers) })
+	var got int64
+	return &kernel{
+		seq:         func() { got = bench.BoxedSumSeq(root()) },
+		fork:        func(f bench.Forker) { got = bench.BoxedSumFork(f, root(), layers) },
+		values:      func(w *scheduler.Worker) { got = bench.BoxedSum(w, root()) },
+		recommended: true,
+		coarse:      func(f bench.Forker) { got = bench.BoxedSumFork(f, root(), bench.TreeSumGoroutineDepth) },
+		result:      func() uint64 { return uint64(got) },
+		want:        func() uint64 { return uint64(bench.TreeSumWant(layers)) },
+		set:         func(v uint64) { got = int64(v) },
 	}
 }
 
