@@ -74,6 +74,16 @@ func BenchmarkFib(b *testing.B) {
 			measure(b, func() { onPool(b, p, func(w *scheduler.Worker) { check(b, bench.FibValues(w, n), want) }) })
 			perFork(b)
 		})
+		b.Run("weft-plain", func(b *testing.B) {
+			p := newPool(b)
+			measure(b, func() { onPool(b, p, func(w *scheduler.Worker) { check(b, bench.FibPlain(w, n), want) }) })
+			perFork(b)
+		})
+		b.Run("weft-plain-join", func(b *testing.B) {
+			p := newPool(b)
+			measure(b, func() { onPool(b, p, func(w *scheduler.Worker) { check(b, bench.FibPlainJoin(w, n), want) }) })
+			perFork(b)
+		})
 		b.Run("goroutines", func(b *testing.B) {
 			measure(b, func() { check(b, bench.FibGoroutines(n, 0), want) })
 			perFork(b)

@@ -7,8 +7,8 @@
 // parallelism), Weft (join.Call on a pool's worker), Goroutines (a
 // goroutine and a sync.WaitGroup), Errgroup, and Semaphore (a goroutine
 // while a token is free, else inline). Weft's zero-allocation forms
-// (FibValues, FibCutoffValues, TreeValues) and the plain sequential code
-// (FibSeq, TreeSeq) are written out by hand. Every form of a workload
+// (FibValues, FibPlain, FibCutoffValues, TreeValues) and the plain
+// sequential code (FibSeq, TreeSeq) are written out by hand. Every form of a workload
 // computes the same result, so callers can check it.
 //
 // The loop workloads (Uniform, Triangular, MulRows; see loops.go) are
@@ -20,16 +20,23 @@
 // The tree-sum workload (NewTreeSum) is Spice's benchmark: a complete
 // binary tree of pointer nodes summed with a fork at every inner node.
 // Its forms are written out by hand too: TreeSumSeq, TreeSumValues
-// (join.Call), TreeSumJoin (join.Join), TreeSumBoth (join.Both),
-// TreeSumGoroutines, and TreeSumFork for any Forker.
+// (join.Call), TreeSumPlain (join.Plain, then join.Call), TreeSumJoin
+// (join.Join), TreeSumBoth (join.Both), TreeSumGoroutines, and
+// TreeSumFork for any Forker. Its nodes lie in one slice, and its
+// recursion stops at leaves. The boxed tree (NewBoxedTree) is the same
+// tree as a Go user builds it, a node per allocation, summed nil first
+// with a join at every node: BoxedSumSeq, BoxedSum (the form
+// docs/forks.md recommends), BoxedSumCall, BoxedSumJoin,
+// BoxedSumPlainJoin, BoxedSumGoroutines and BoxedSumFork.
 //
 // The benchmarks in this package (go test -bench . ./bench) have stable
 // names so that results compare across changes with benchstat:
 //
-//	BenchmarkFib/full-30/{sequential,weft,weft-both,weft-values,goroutines}
+//	BenchmarkFib/full-30/{sequential,weft,weft-both,weft-values,weft-plain,weft-plain-join,goroutines}
 //	BenchmarkFib/cutoff-35/{sequential,weft,goroutines}
 //	BenchmarkSort/10M/{slices,weft,goroutines}
-//	BenchmarkTreeSum/{layers-20,layers-24}/{sequential,goroutines,weft-values,weft,weft-both}
+//	BenchmarkTreeSum/{layers-20,layers-24}/{sequential,goroutines,static-split,weft-values,weft,weft-both}
+//	BenchmarkTreeSum/{boxed-20,boxed-24}/{sequential,goroutines,weft-values,weft,weft-plain,weft-plain-join}
 //	BenchmarkLoops/{uniform-10M,irregular-6k,tiny-16,tiny-1000}/{sequential,goroutines,errgroup,weft,weft-on}
 //	BenchmarkLoops/{tiny-16,tiny-1000}/weft-values (par.ReduceRangeWith: the data as a value, no closure to allocate)
 //	BenchmarkLoops/matmul-512/{sequential,goroutines,errgroup,weft}

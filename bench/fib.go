@@ -47,6 +47,23 @@ func FibPlain(w *scheduler.Worker, n int) int {
 	return a + b
 }
 
+// FibPlainJoin is FibJoin at every level behind join.Plain: its closures,
+// and the variables they assign, are made only at the joins that may
+// fork.
+func FibPlainJoin(w *scheduler.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	if join.Plain(w) {
+		return FibPlainJoin(w, n-1) + FibPlainJoin(w, n-2)
+	}
+	var a, b int
+	join.Join(w,
+		func(w *scheduler.Worker) { a = FibPlainJoin(w, n-1) },
+		func(w *scheduler.Worker) { b = FibPlainJoin(w, n-2) })
+	return a + b
+}
+
 // FibJoin forks with join.Join (closures) at every level above cutoff.
 func FibJoin(w *scheduler.Worker, n, cutoff int) int {
 	if n < 2 || n <= cutoff {

@@ -80,7 +80,11 @@ func split[K kernel[R], R any](w *scheduler.Worker, s span[K, R]) R {
 		return l.leaf(w, s.lo, s.hi)
 	}
 	mid := int(uint(s.lo) + length(s.lo, s.hi)/2)
-	a, b := join.Call(w, split[K, R], span[K, R]{l, s.lo, mid}, span[K, R]{l, mid, s.hi})
+	left, right := span[K, R]{l, s.lo, mid}, span[K, R]{l, mid, s.hi}
+	if join.Plain(w) { // deep in the split: no fork wanted here
+		return l.join(split(w, left), split(w, right))
+	}
+	a, b := join.Call(w, split[K, R], left, right)
 	return l.join(a, b)
 }
 

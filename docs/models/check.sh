@@ -24,8 +24,11 @@ ASSERT='assertion violated'                  # any assertion
 STRANDED='assertion violated .*inj==0'       # the Watchdog: a job left with everyone asleep
 SETFINAL='assertion violated 0'              # latch.pml's SetIsFinal monitor
 RUNTWICE='assertion violated \(ran\[i\]==0\)'   # forks.pml (a): a half ran twice
-EARLYREAD='assertion violated result\[i\]'      # forks.pml (b): result read before written
+EARLYREAD='assertion violated \(result\[i\]==gen\[i\]\)'  # forks.pml (b): result not (yet) the current use's
 FOREIGNPOP='assertion violated \(x==i\)'        # forks.pml (c): pop found another fork
+PRIVBELOW='assertion violated \(state\[below\]!=1\)'    # forks.pml (e): a private fork below oldest
+STALEINPUT='assertion violated \(input\[x\]==gen\[x\]\)' # forks.pml (f): a thief found stale inputs
+LOSTREQ='assertion violated \(\(inactive==0\)\|\|\(gate!=0\)\)' # gate.pml: a request for forks lost
 
 # run MODEL VARIANT MODE EXPECT [spin -D flags...]
 #   MODE:   safety (exhaustive, deadlocks + assertions)
@@ -107,14 +110,27 @@ run sleep LATCH_SET-no-cycles cycles ok -DLATCH_SET -DBUSY_JOBS -DNPUSH=1
 run sleep MUTANT_LATCH_EXIT_NO_RECHECK safety "$STRANDED" -DLATCH_SET -DBUSY_JOBS -DNPUSH=1 -DMUTANT_LATCH_EXIT_NO_RECHECK
 
 # --- forks.pml ------------------------------------------------------------
+# N=3 joins down, REFORKS=2 joins on the way up that reuse a frame
 run forks correct   safety ok
-run forks no-cycles cycles ok
-run forks MUTANT_RECLAIM_AS_PRIVATE  safety "$FOREIGNPOP|$RUNTWICE" -DMUTANT_RECLAIM_AS_PRIVATE
-run forks MUTANT_PUBLISH_KEEPS_STATE safety "$RUNTWICE"   -DMUTANT_PUBLISH_KEEPS_STATE
+run forks N4        safety ok -DN=4 -DREFORKS=1
+run forks no-cycles cycles ok -DREFORKS=1          # REFORKS=2 needs more than MEMLIM
+run forks MUTANT_RECLAIM_AS_PRIVATE  safety "$FOREIGNPOP|$RUNTWICE"  -DMUTANT_RECLAIM_AS_PRIVATE
+run forks MUTANT_PUBLISH_KEEPS_STATE safety "$PRIVBELOW|$RUNTWICE"   -DMUTANT_PUBLISH_KEEPS_STATE
 run forks MUTANT_EMPTY_POP_INLINE    safety "$RUNTWICE"   -DMUTANT_EMPTY_POP_INLINE
 run forks MUTANT_LATCH_BEFORE_RESULT safety "$EARLYREAD"  -DMUTANT_LATCH_BEFORE_RESULT
 run forks MUTANT_PUBLISH_NEWEST      safety "$FOREIGNPOP" -DMUTANT_PUBLISH_NEWEST
 run forks MUTANT_POP_LAST_NO_CAS     safety "$RUNTWICE"   -DMUTANT_POP_LAST_NO_CAS
+run forks MUTANT_NO_LATCH_RESET      safety "$EARLYREAD"  -DMUTANT_NO_LATCH_RESET
+run forks MUTANT_UNFORK_KEEPS_OLDEST safety "$PRIVBELOW"  -DMUTANT_UNFORK_KEEPS_OLDEST
+run forks MUTANT_INPUTS_AFTER_FORK   safety "$STALEINPUT" -DMUTANT_INPUTS_AFTER_FORK
+
+# --- gate.pml -------------------------------------------------------------
+run gate correct   safety ok
+run gate CHECKS3   safety ok -DCHECKS=3 -DTHIEVES=3
+run gate no-cycles cycles ok
+run gate MUTANT_COUNTERS_FIRST safety "$LOSTREQ" -DMUTANT_COUNTERS_FIRST
+run gate MUTANT_ASK_FIRST      safety "$LOSTREQ" -DMUTANT_ASK_FIRST
+run gate MUTANT_STORE_GATE     safety "$LOSTREQ" -DMUTANT_STORE_GATE
 
 echo "spin: $passed passed, $failed failed"
 ((failed == 0))
