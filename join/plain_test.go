@@ -15,22 +15,10 @@ import (
 	"github.com/weftrt/weft/scheduler"
 )
 
-type plainNode struct {
-	val         int
-	left, right *plainNode
-}
-
-func buildPlain(pos, layers int) *plainNode {
-	if layers == 0 {
-		return nil
-	}
-	return &plainNode{pos, buildPlain(2*pos, layers-1), buildPlain(2*pos+1, layers-1)}
-}
-
 // sumPlainJoin is the closure form behind join.Plain, as docs/forks.md
 // teaches it: closures, and the variables they assign, come after the
 // check.
-func sumPlainJoin(w *scheduler.Worker, n *plainNode) int {
+func sumPlainJoin(w *scheduler.Worker, n *treeNode) int {
 	if n == nil {
 		return 0
 	}
@@ -44,25 +32,14 @@ func sumPlainJoin(w *scheduler.Worker, n *plainNode) int {
 	return n.val + l + r
 }
 
-func sumPlainCall(w *scheduler.Worker, n *plainNode) int {
-	if n == nil {
-		return 0
-	}
-	if join.Plain(w) {
-		return n.val + sumPlainCall(w, n.left) + sumPlainCall(w, n.right)
-	}
-	l, r := join.Call(w, sumPlainCall, n.left, n.right)
-	return n.val + l + r
-}
-
 // Both forms behind join.Plain compute the right sum on every pool size.
 func TestPlainRecursion(t *testing.T) {
 	const layers = 16
-	root := buildPlain(1, layers)
+	root := build(1, layers)
 	n := 1<<layers - 1
 	want := n * (n + 1) / 2
 	onPools(t, func(t *testing.T, w *scheduler.Worker) {
-		assert.Equal(t, want, sumPlainCall(w, root))
+		assert.Equal(t, want, treeSum(w, root))
 		assert.Equal(t, want, sumPlainJoin(w, root))
 	})
 }
@@ -75,7 +52,7 @@ func TestPlainJoinAllocatesOnlyWhereItForks(t *testing.T) {
 		t.Skip("the race detector's builds allocate on their own")
 	}
 	const layers = 14
-	root := buildPlain(1, layers)
+	root := build(1, layers)
 	p, err := scheduler.New(scheduler.WithWorkers(1))
 	require.NoError(t, err)
 	defer p.Close()

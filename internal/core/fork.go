@@ -106,8 +106,12 @@ func (w *Worker) Direct() bool {
 // directCounted is Direct while w's gate is set: w is shallow, or some
 // worker is idle, or asked for work. The call counts toward the
 // heartbeat, so a worker deep in direct calls still publishes its older
-// forks when another worker is idle; a request (gateWanted) makes the
-// check due at once.
+// forks when another worker is idle. A request (gateWanted) does not make
+// the check due at once: idle workers ask at every round of their
+// search, and a check at every join they ask at would make a fork at
+// every join and hand them pieces too small to pay for their move; the
+// countdown paces the checks (every checkPeriod or so), as it did before
+// there was a gate.
 //
 // The join that is due for a check makes a fork, though, and the check
 // runs in Fork: so a check always has a private fork to give, this one if
@@ -120,9 +124,6 @@ func (w *Worker) Direct() bool {
 //
 //go:noinline
 func (w *Worker) directCounted() bool {
-	if atomic.LoadUint32(&w.gate)&gateWanted != 0 {
-		w.beat = min(w.beat, 1)
-	}
 	if w.depth-w.oldest >= maxAhead && w.beat > 1 {
 		w.beat--
 		return true

@@ -27,7 +27,13 @@ import "sync/atomic"
 // comes after the thief's add, so the owner sees an idle worker and keeps
 // gateOwner set (it counts, and checks again), or it comes before it, so
 // the thief's Or comes after the owner's And and the bit stays set until
-// the owner's next check. docs/models/gate.pml checks this.
+// the owner's next check. A thief that finds gateWanted already set and
+// skips its Or loaded the bit after its add, so the And that clears that
+// bit, and the owner's load after it, come after the add too. The owner
+// flips gateOwner with an And or an Or on that bit alone, never a store
+// of the word, which could wipe a request set meanwhile.
+// docs/models/gate.pml checks this, with a mutant for each of the three
+// rules.
 const (
 	gateOwner  uint32 = 1 << 0
 	gateWanted uint32 = 1 << 1

@@ -53,21 +53,27 @@ func TestGateOpenWhileNoneIdle(t *testing.T) {
 	assert.Equal(t, beat, w.beat, "a plain join counts only while some worker is idle")
 }
 
-// An idle worker that asks (askForForks) makes the busy worker's very next
-// join fork, and the check that fork makes publishes the oldest fork for
-// the idle worker to take.
-func TestGateRequestIsAnsweredAtTheNextJoin(t *testing.T) {
+// An idle worker that asks (askForForks) makes the busy worker count
+// again: its countdown, where it left off, brings the check, and the
+// check publishes the oldest fork for the idle worker to take.
+func TestGateRequestResumesTheCount(t *testing.T) {
 	w, idle, sl := handPool(t)
-	w.every, w.beat = 1024, 1024
+	w.every, w.beat = 16, 16
 	frames := deepen(w)
+	beat := w.beat
 	require.True(t, w.Direct())
+	require.Equal(t, beat, w.beat, "no count while nobody is idle")
 	sl.StartLooking(idle.index)
 	idle.askForForks()
-	assert.False(t, w.Direct(), "the request makes a check due")
+	joins := 0
+	for w.Direct() {
+		joins++
+	}
+	assert.Equal(t, int(beat)-1, joins, "the countdown goes on from where it stopped")
 	fr := &spineFrame{}
 	w.EnterFrame()
 	fr.fork.Init(w, fr)
-	w.Fork(&fr.fork)
+	w.Fork(&fr.fork) // the join that is due makes the fork, and checks
 	assert.Equal(t, uint64(1), w.published.Load(), "the check published a fork")
 	assert.Equal(t, gateOwner, atomic.LoadUint32(&w.gate), "the request is taken, and w counts while a worker is idle")
 	assert.Same(t, &frames[0].fork.job, stealOne(t, idle, w), "the oldest fork goes first")
