@@ -36,6 +36,11 @@ type MemQueueConfig struct {
 // its own group: its later tasks wait in the queue, holding no slot of
 // any worker.
 //
+// Ack and Terminate let go of the task at once: from then on the queue
+// holds nothing of it (Terminate keeps the record that Terminated returns,
+// payload included). A Nack keeps the task, which is still to run, and
+// nothing of the delivery it ends.
+//
 // It starts no goroutine: leases and delays expire when a Poll looks,
 // and a waiting Poll sets its timer to the earliest of them. The queue
 // lives as long as the process; it does not persist.
@@ -49,7 +54,7 @@ type MemQueue struct {
 	nextID  uint64
 	entries map[uint64]*memEntry // tasks not yet acknowledged or terminated
 	ready   []*memEntry          // waiting for delivery, oldest first
-	timers  timerHeap            // leases and delays, soonest first
+	timers  timerHeap            // leased and delayed entries, soonest deadline first
 	delayed int                  // entries in memDelayed
 	waiters int                  // Polls waiting for a task
 	wake    chan struct{}        // closed (and replaced) when a task becomes ready and someone waits
@@ -85,8 +90,8 @@ const (
 )
 
 // memEntry is one task. gen names its current delivery: a delivery is
-// live while its gen matches, so a settlement or timer from an older one
-// is recognised and ignored.
+// live while its gen matches, so a settlement from an older one is
+// recognised and ignored.
 type memEntry struct {
 	id         uint64
 	key        string // "" for a task without a key
@@ -94,7 +99,8 @@ type memEntry struct {
 	deliveries int
 	state      memState
 	gen        uint64
-	deadline   time.Time
+	deadline   time.Time // leased or delayed: when the lease or the delay ends
+	timer      int       // index in MemQueue.timers while leased or delayed, else noTimer
 }
 
 // NewMemQueue returns an empty queue.
@@ -123,7 +129,7 @@ func (q *MemQueue) PutKey(key string, payload []byte) string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.nextID++
-	e := &memEntry{id: q.nextID, key: key, payload: payload}
+	e := &memEntry{id: q.nextID, key: key, payload: payload, timer: noTimer}
 	q.entries[e.id] = e
 	if key != "" {
 		if g := q.groups[key]; g != nil {
@@ -140,6 +146,7 @@ func (q *MemQueue) PutKey(key string, payload []byte) string {
 // remove takes a settled (acknowledged or terminated) entry out of the
 // queue; the next task of its key, if any, becomes ready.
 func (q *MemQueue) remove(e *memEntry) {
+	q.timers.drop(e)
 	delete(q.entries, e.id)
 	if e.key == "" {
 		return
@@ -219,7 +226,7 @@ func (q *MemQueue) deliver(now time.Time, n int) []Task {
 		e.gen++
 		e.deliveries++
 		e.deadline = now.Add(q.lease)
-		q.schedule(timer{at: e.deadline, e: e, gen: e.gen})
+		q.schedule(e)
 		tasks[i] = &memDelivery{q: q, e: e, gen: e.gen, deliveries: e.deliveries}
 	}
 	clear(q.ready[:k])
@@ -230,16 +237,9 @@ func (q *MemQueue) deliver(now time.Time, n int) []Task {
 // expire makes ready the tasks whose lease or delay has ended.
 func (q *MemQueue) expire(now time.Time) {
 	for {
-		t, ok := q.timers.popDue(now)
+		e, ok := q.timers.popDue(now)
 		if !ok {
 			return
-		}
-		e := t.e
-		// A timer is stale if its delivery was settled (gen moved on) or
-		// its lease was extended (the deadline moved later; a newer timer
-		// covers it). An acknowledged entry is out of entries.
-		if q.entries[e.id] != e || e.gen != t.gen || e.state == memReady || e.deadline.After(now) {
-			continue
 		}
 		if e.state == memDelayed {
 			q.delayed--
@@ -250,18 +250,19 @@ func (q *MemQueue) expire(now time.Time) {
 
 // makeReady queues e for delivery and wakes the waiting Polls.
 func (q *MemQueue) makeReady(e *memEntry) {
+	q.timers.drop(e)
 	e.state = memReady
 	q.ready = append(q.ready, e)
 	q.wakeWaiters()
 }
 
-// schedule adds a lease or delay end. One that is now the soonest wakes
-// the waiting Polls: each set its timer to the soonest end it knew of,
-// which is later, and would leave the task unready until then (up to
-// PollWait).
-func (q *MemQueue) schedule(t timer) {
-	q.timers.push(t)
-	if next, _ := q.timers.next(); !t.at.After(next) {
+// schedule sets e's timer to e.deadline, the end of its lease or delay.
+// One that is now the soonest wakes the waiting Polls: each set its timer
+// to the soonest end it knew of, which is later, and would leave the task
+// unready until then (up to PollWait).
+func (q *MemQueue) schedule(e *memEntry) {
+	q.timers.set(e)
+	if next, _ := q.timers.next(); !e.deadline.After(next) {
 		q.wakeWaiters()
 	}
 }

@@ -42,7 +42,7 @@ func (d *memDelivery) Nack(_ context.Context, delay time.Duration) error {
 		e.state = memDelayed
 		q.delayed++
 		e.deadline = now.Add(delay)
-		q.schedule(timer{at: e.deadline, e: e, gen: e.gen})
+		q.schedule(e)
 	})
 }
 
@@ -62,7 +62,7 @@ func (d *memDelivery) HandBack(context.Context) error {
 func (d *memDelivery) InProgress(context.Context) error {
 	return d.settle(func(q *MemQueue, e *memEntry, now time.Time) {
 		e.deadline = now.Add(q.lease)
-		q.schedule(timer{at: e.deadline, e: e, gen: e.gen})
+		q.schedule(e)
 	})
 }
 

@@ -5,44 +5,67 @@ import (
 	"time"
 )
 
-// timer is a MemQueue entry's lease end or delay end, as of delivery gen.
-// Timers are never removed early: one made stale by a settlement or an
-// extension is skipped when it comes due (MemQueue.expire).
-type timer struct {
-	at  time.Time
-	e   *memEntry
-	gen uint64
-}
-
-// timerHeap is a min-heap of timers by time.
-type timerHeap []timer
+// timerHeap holds the MemQueue entries that wait for a time, leased ones
+// for their lease's end and delayed ones for their delay's, soonest
+// deadline first. An entry is in it at most once, at index e.timer, and
+// only while it waits: a settlement, an extension or a new delivery moves
+// or removes it at once, so the heap never keeps a settled task (and its
+// payload) alive.
+type timerHeap []*memEntry
 
 func (h timerHeap) Len() int           { return len(h) }
-func (h timerHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
-func (h timerHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *timerHeap) Push(x any)        { *h = append(*h, x.(timer)) }
+func (h timerHeap) Less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
+func (h timerHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].timer, h[j].timer = i, j
+}
+func (h *timerHeap) Push(x any) {
+	e := x.(*memEntry)
+	e.timer = len(*h)
+	*h = append(*h, e)
+}
 func (h *timerHeap) Pop() any {
 	old := *h
-	t := old[len(old)-1]
-	old[len(old)-1] = timer{}
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
 	*h = old[:len(old)-1]
-	return t
+	e.timer = noTimer
+	return e
 }
 
-func (h *timerHeap) push(t timer) { heap.Push(h, t) }
+// noTimer is memEntry.timer for an entry that is not in the heap.
+const noTimer = -1
 
-// next returns the time of the soonest timer.
+// set puts e in the heap at its deadline, or moves it there if it is in
+// already.
+func (h *timerHeap) set(e *memEntry) {
+	if e.timer == noTimer {
+		heap.Push(h, e)
+		return
+	}
+	heap.Fix(h, e.timer)
+}
+
+// drop takes e out of the heap, if it is in.
+func (h *timerHeap) drop(e *memEntry) {
+	if e.timer != noTimer {
+		heap.Remove(h, e.timer)
+	}
+}
+
+// next returns the soonest deadline.
 func (h timerHeap) next() (time.Time, bool) {
 	if len(h) == 0 {
 		return time.Time{}, false
 	}
-	return h[0].at, true
+	return h[0].deadline, true
 }
 
-// popDue removes and returns the soonest timer if it is due at now.
-func (h *timerHeap) popDue(now time.Time) (timer, bool) {
-	if len(*h) == 0 || (*h)[0].at.After(now) {
-		return timer{}, false
+// popDue removes and returns the entry with the soonest deadline if that
+// deadline is at or before now.
+func (h *timerHeap) popDue(now time.Time) (*memEntry, bool) {
+	if len(*h) == 0 || (*h)[0].deadline.After(now) {
+		return nil, false
 	}
-	return heap.Pop(h).(timer), true
+	return heap.Pop(h).(*memEntry), true
 }
