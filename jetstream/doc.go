@@ -215,7 +215,8 @@
 // that fail are counted (intake.Stats.SettleErrors); their tasks come back after
 // AckWait, and are run again: at least once. A connection closed for good
 // (nats.go gave up, say on rotated credentials) fails every poll with
-// ErrConnClosed and the cause; Run returns it.
+// ErrConnClosed and the cause; Run returns it. A Source that was closed
+// (Source.Close) refuses Poll, Publish and PublishKey with ErrClosed.
 //
 // A server restarted on its store comes back without the member bucket
 // (it is kept in memory) and without the pins. A worker that finds the

@@ -14,6 +14,12 @@ var ErrConfig = errors.New("weft/jetstream: invalid config")
 // also wraps the connection's last error, which names the cause.
 var ErrConnClosed = errors.New("weft/jetstream: connection closed for good")
 
+// ErrClosed is wrapped by the error Poll, Publish and PublishKey return
+// once the Source is closed: a closed source hands out no task (its acks
+// could not be sent, so a task it handed out would run again) and stores
+// none.
+var ErrClosed = errors.New("weft/jetstream: source closed")
+
 // ErrDeadLetter is wrapped by the error Terminate returns when the task
 // could not be stored in the dead-letter stream: the task is then not
 // terminated, and comes back after AckWait.

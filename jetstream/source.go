@@ -40,6 +40,9 @@ type Source struct {
 	backlog atomic.Int64
 	// lease is the bound consumer's AckWait, in nanoseconds.
 	lease atomic.Int64
+	// closed is set by the first Close; the calls that Close makes
+	// useless check it first (see ErrClosed).
+	closed atomic.Bool
 }
 
 var (
@@ -233,6 +236,9 @@ func (s *Source) unbind(cons natsjs.Consumer) {
 // consumer after others brought tasks) returns the tasks without the
 // error, which goes to Config.OnError.
 func (s *Source) Poll(ctx context.Context, n int) ([]intake.Task, error) {
+	if err := s.open("Poll"); err != nil {
+		return nil, err
+	}
 	if err := s.awaitConnection(ctx); err != nil {
 		return nil, err
 	}
@@ -366,8 +372,9 @@ func (s *Source) failed(cons natsjs.Consumer, err error) error {
 
 // Close releases the inboxes the source keeps subscribed between polls
 // and the one acks are confirmed on (acks still waiting for their
-// confirmation fail). Call it after the worker's Shutdown or Close; the
-// source is not usable afterwards.
+// confirmation fail). Call it after the worker's Shutdown or Close: from
+// then on Poll, Publish and PublishKey fail with ErrClosed. A second
+// Close does nothing.
 //
 // With Partitions it also lets go of the partitions this worker holds,
 // so that they move to the others at once, and leaves the member bucket:
@@ -375,6 +382,9 @@ func (s *Source) failed(cons natsjs.Consumer, err error) error {
 // a worker restarted under the same MemberID, listed before this Close,
 // stays listed.
 func (s *Source) Close() {
+	if s.closed.Swap(true) {
+		return
+	}
 	if s.keyed != nil {
 		s.keyed.close()
 		for _, p := range s.keyed.parts[:len(s.keyed.parts)-1] {
@@ -383,6 +393,15 @@ func (s *Source) Close() {
 	}
 	s.puller.close()
 	s.acker.close()
+}
+
+// open returns nil, or the ErrClosed error for call (a method's name) on
+// a closed source.
+func (s *Source) open(call string) error {
+	if s.closed.Load() {
+		return fmt.Errorf("%w: %s on stream %s after Close", ErrClosed, call, s.cfg.Stream)
+	}
+	return nil
 }
 
 // Lease returns the consumer's AckWait (as the server has it, which is
@@ -402,6 +421,9 @@ func (s *Source) Config() Config { return s.cfg }
 // Publish adds a task to the stream, on Subject, and waits for the
 // server to store it.
 func (s *Source) Publish(ctx context.Context, payload []byte) error {
+	if err := s.open("Publish"); err != nil {
+		return err
+	}
 	_, err := s.js.Publish(ctx, s.Subject(), payload)
 	return err
 }
@@ -431,6 +453,9 @@ func (s *Source) KeyedPrefix() string {
 // PublishKey adds a task with key to the stream (see PublishKeyed) and
 // waits for the server to store it. The source must have Partitions.
 func (s *Source) PublishKey(ctx context.Context, key string, payload []byte) error {
+	if err := s.open("PublishKey"); err != nil {
+		return err
+	}
 	if s.cfg.Partitions == 0 {
 		return fmt.Errorf("%w: PublishKey on stream %s, which has no Partitions: keyed tasks need Config.Partitions > 0", ErrConfig, s.cfg.Stream)
 	}
