@@ -37,9 +37,15 @@
 // take it; the joining worker then runs other jobs (or sleeps) until the
 // thief is done. docs/forks.md has the design and its measurements.
 //
-// Still, fork where the work is worth splitting: stop forking below a
-// grain of a few microseconds of work (the sequential cutoff above),
-// where the call overhead would show.
+// A recursion that joins at every level (a tree walk over nodes of a few
+// nanoseconds each) asks Plain first, and makes its two calls itself
+// when Plain says the join would run them plainly, as nearly every join
+// deep in the recursion does: the plain branch then costs what the
+// sequential code costs, and closures written after the check are made
+// only where the join may fork (see Plain, and ExamplePlain). Otherwise,
+// fork where the work is worth splitting: stop forking below a grain of a
+// few microseconds of work (the sequential cutoff above), where the call
+// overhead would show.
 //
 // # Panics
 //
