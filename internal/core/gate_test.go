@@ -28,14 +28,20 @@ func handPool(t *testing.T) (w, idle *Worker, sl *sleep.Sleep) {
 func deepen(w *Worker) []*spineFrame {
 	var frames []*spineFrame
 	for !w.Direct() {
-		fr := &spineFrame{}
-		w.EnterFrame()
-		fr.fork.Init(w, fr)
-		w.CacheFrame(fr, &fr.fork)
-		w.Fork(&fr.fork)
-		frames = append(frames, fr)
+		frames = append(frames, forkHere(w))
 	}
 	return frames
+}
+
+// forkHere makes a join's fork at the next depth of w, as join.Call's
+// forking path does; Fork runs the heartbeat check if one is due.
+func forkHere(w *Worker) *spineFrame {
+	fr := &spineFrame{}
+	w.EnterFrame()
+	fr.fork.Init(w, fr)
+	w.CacheFrame(fr, &fr.fork)
+	w.Fork(&fr.fork)
+	return fr
 }
 
 // While no worker is idle, a join deep in a recursion reads the gate and
@@ -70,10 +76,7 @@ func TestGateRequestResumesTheCount(t *testing.T) {
 		joins++
 	}
 	assert.Equal(t, int(beat)-1, joins, "the countdown goes on from where it stopped")
-	fr := &spineFrame{}
-	w.EnterFrame()
-	fr.fork.Init(w, fr)
-	w.Fork(&fr.fork) // the join that is due makes the fork, and checks
+	forkHere(w) // the join that is due makes the fork, and checks
 	assert.Equal(t, uint64(1), w.published.Load(), "the check published a fork")
 	assert.Equal(t, gateOwner, atomic.LoadUint32(&w.gate), "the request is taken, and w counts while a worker is idle")
 	assert.Same(t, &frames[0].fork.job, stealOne(t, idle, w), "the oldest fork goes first")
@@ -94,10 +97,7 @@ func TestGateCountsWhileAWorkerIsIdle(t *testing.T) {
 	sl.WorkFound()
 	for w.Direct() {
 	}
-	fr := &spineFrame{}
-	w.EnterFrame()
-	fr.fork.Init(w, fr)
-	w.Fork(&fr.fork) // the check: nobody idle now
+	forkHere(w) // the check: nobody idle now
 	assert.False(t, w.counting)
 	assert.Zero(t, atomic.LoadUint32(&w.gate), "back to the plain path with no count")
 }
