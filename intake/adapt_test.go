@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -19,11 +18,10 @@ func TestPollersFollowEmptyPolls(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:     q,
 		Supplier:   slots.NewFixed(32),
-		Pool:       newPool(t, 2),
 		MinPollers: 1,
 		MaxPollers: 4,
 		MaxBatch:   2, // small polls leave slots free for more pollers
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			time.Sleep(100 * time.Microsecond)
 			return nil
 		},

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -43,10 +42,9 @@ func TestResumeDuringBatchHandBackKeepsKeyOrder(t *testing.T) {
 	w = newWorker(t, intake.Config{
 		Source:     src,
 		Supplier:   slots.NewFixed(4),
-		Pool:       newPool(t, 2),
 		MaxBatch:   4,
 		MinPollers: 1, MaxPollers: 1,
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			log.add("run " + task.ID())
 			return nil
 		},

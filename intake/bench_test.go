@@ -4,13 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"runtime"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -30,7 +28,7 @@ func BenchmarkKeyed(b *testing.B) {
 				}
 				q.PutKey(key, []byte(strconv.Itoa(i)))
 			}
-			runWorker(b, q, func(context.Context, *scheduler.Worker, intake.Task) error {
+			runWorker(b, q, func(context.Context, intake.Task) error {
 				sum := sha256.Sum256(nil)
 				for range 20 {
 					sum = sha256.Sum256(sum[:])
@@ -44,11 +42,10 @@ func BenchmarkKeyed(b *testing.B) {
 // runWorker runs a worker over q, with 16 slots and handler, until q is
 // empty, and reports tasks/s.
 func runWorker(b *testing.B, q *intake.MemQueue, handler intake.Handler) {
-	pool := newPool(b, runtime.GOMAXPROCS(0))
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
-	w, err := intake.New(intake.Config{Source: q, Supplier: slots.NewFixed(16), Pool: pool, Handler: handler})
+	w, err := intake.New(intake.Config{Source: q, Supplier: slots.NewFixed(16), Handler: handler})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,5 +66,5 @@ func runWorker(b *testing.B, q *intake.MemQueue, handler intake.Handler) {
 func BenchmarkMemQueueWorker(b *testing.B) {
 	q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: time.Millisecond})
 	putN(q, b.N)
-	runWorker(b, q, func(context.Context, *scheduler.Worker, intake.Task) error { return nil })
+	runWorker(b, q, func(context.Context, intake.Task) error { return nil })
 }

@@ -6,20 +6,29 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
-// Handler runs one task on a pool worker. w is the worker running it, for
-// forking (join, scope); ctx ends when the worker is closed or its
-// Shutdown deadline passes. A nil error acknowledges the task; an error or
-// a panic returns it to the source for a later retry (see Config.Backoff),
-// or terminates it if the error wraps ErrPoison or the task has been
-// delivered Config.MaxDeliveries times. A handler that returns
-// context.Canceled once the worker has cancelled ctx (Close, or a
-// Shutdown whose deadline passed) was cut short, not failed: its task is
-// returned unrun (HandBack where the source has it), never terminated.
-type Handler func(ctx context.Context, w *scheduler.Worker, t Task) error
+// Handler runs one task. Each task runs on a goroutine of its own, as
+// many at once as the worker's supplier grants slots: a handler that
+// waits (an HTTP call, a database, a sleep) holds its slot and its
+// goroutine while it waits, nothing more. ctx ends when the worker is
+// closed or its Shutdown deadline passes.
+//
+// A nil error acknowledges the task; an error or a panic returns it to
+// the source for a later retry (see Config.Backoff), or terminates it if
+// the error wraps ErrPoison or the task has been delivered
+// Config.MaxDeliveries times. A handler that returns context.Canceled
+// once the worker has cancelled ctx (Close, or a Shutdown whose deadline
+// passed) was cut short, not failed: its task is returned unrun (HandBack
+// where the source has it), never terminated.
+//
+// CPU work inside a handler forks on a pool: enter one with Pool.Run,
+// join.On, scope.On or the par On forms (scheduler.Default() if you have
+// no pool of your own), and fork there with join, scope and par as
+// anywhere in a pool. Many handlers entering one pool share its workers,
+// which steal each other's forks.
+type Handler func(ctx context.Context, t Task) error
 
 // Config configures a Worker. Handler is required; every other field has
 // a default.
@@ -35,15 +44,11 @@ type Config struct {
 	// running: a poller reserves a slot for every task it asks for.
 	// Unless it already is a *slots.Pauseable it is wrapped in one, which
 	// Worker.Pause uses. Default: slots.NewFixed(runtime.GOMAXPROCS(0)).
-	// Give the worker a supplier of its own: one shared with the pool's
-	// door (scheduler.WithSupplier) would have each task hold two of its
-	// slots, and could deadlock.
+	// A handler that enters a pool (Pool.Run) whose door
+	// (scheduler.WithSupplier) is this same bounded supplier needs a
+	// second slot of it while it holds one: give the door a supplier of
+	// its own, or leave it the default, slots.Unlimited.
 	Supplier slots.Supplier
-
-	// Pool runs the handlers. Default: scheduler.Default(). The worker
-	// admits tasks itself, so the pool's own door should admit freely
-	// (the default, slots.Unlimited); see the package documentation.
-	Pool *scheduler.Pool
 
 	// Kind names the worker's slots for the supplier (ReserveContext.Kind
 	// and TaskInfo.Kind). Default "intake".
@@ -123,9 +128,7 @@ type Config struct {
 	// runs on a goroutine of its own, which the worker waits for, so that
 	// a runtime.Goexit in it (t.FailNow, require.* in a test) ends only
 	// that call; OnError is then told of the Goexit, once. A panic in it
-	// goes where a panic of a task spawned on Pool goes: to the pool's
-	// panic handler (scheduler.WithPanicHandler), or, with none, it
-	// crashes the program.
+	// crashes the program, as a panic in a goroutine of your own would.
 	OnError func(error)
 }
 
@@ -139,9 +142,6 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Supplier == nil {
 		c.Supplier = slots.NewFixed(runtime.GOMAXPROCS(0))
-	}
-	if c.Pool == nil {
-		c.Pool = scheduler.Default()
 	}
 	if c.Kind == "" {
 		c.Kind = "intake"

@@ -4,9 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -44,10 +42,9 @@ func TestDirectPauseBatchHandBackKeepsKeyOrder(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:     src,
 		Supplier:   p,
-		Pool:       newPool(t, 2),
 		MaxBatch:   4,
 		MinPollers: 1, MaxPollers: 1,
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			log.add("run " + task.ID())
 			return nil
 		},
@@ -68,12 +65,13 @@ func (h *hookKeyTask) Key() string {
 	return h.key
 }
 
-// A and B of one key come back from one poll: A is dispatched to the
-// pool; before B is taken in, the worker is paused (directly, through its
-// Pauseable, or with Worker.Pause), the pool starts A, which goes back
-// unrun, and the worker resumes. B must not run before A, which the
-// source delivers again: A's return ends its poll's epoch, whoever
-// paused. Before, a direct pause left the epoch live and B ran.
+// A and B of one key come back from one poll, A waiting in its key's
+// line behind X, which runs. Before B is taken in, the worker is paused
+// (directly, through its Pauseable, or with Worker.Pause), X ends, A's
+// turn comes while the worker is paused and A goes back unrun, and the
+// worker resumes. B must not run before A, which the source delivers
+// again: A's return ends its poll's epoch, whoever paused. Before, a
+// direct pause left the epoch live and B ran.
 func TestPauseBetweenDispatchesKeepsKeyOrder(t *testing.T) {
 	for _, direct := range []bool{true, false} {
 		name := "Worker.Pause"
@@ -83,15 +81,7 @@ func TestPauseBetweenDispatchesKeepsKeyOrder(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			log := &eventLog{}
 			p := slots.NewPauseable(slots.NewFixed(4))
-			// The pool's one worker is busy until the pause: A waits in
-			// the pool's queue, and starts only once the worker is paused.
-			pool := newPool(t, 1)
-			gate, busy := make(chan struct{}), make(chan struct{})
-			require.NoError(t, pool.Spawn(context.Background(), func(*scheduler.Worker) {
-				close(busy)
-				<-gate
-			}))
-			<-busy
+			gate, running := make(chan struct{}), make(chan struct{})
 			var w *intake.Worker
 			made := make(chan struct{}) // w is set
 			pause, resume := func() { <-made; w.Pause() }, func() { w.Resume() }
@@ -99,23 +89,30 @@ func TestPauseBetweenDispatchesKeepsKeyOrder(t *testing.T) {
 				pause, resume = func() { p.Pause(slots.PauseOptions{}) }, p.Resume
 			}
 			aBack := make(chan struct{})
+			x := &lineTask{id: "X", key: "k", log: &eventLog{}}
 			a := &lineTask{id: "A", key: "k", log: log, onNack: func() { close(aBack) }}
 			b := &hookKeyTask{lineTask: lineTask{id: "B", key: "k", log: log}, onKey: func() {
+				<-running
 				pause()
-				close(gate)
-				<-aBack // the pool started A while paused, and A went back
+				close(gate) // X ends; A's turn comes in the pause
+				<-aBack
 				resume()
 			}}
 			src := &instantSource{valve: 1 << 40}
+			src.put(x)
 			src.put(a)
 			src.put(b)
 			w = newWorker(t, intake.Config{
 				Source:     src,
 				Supplier:   p,
-				Pool:       pool,
 				MaxBatch:   4,
 				MinPollers: 1, MaxPollers: 1,
-				Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+				Handler: func(_ context.Context, task intake.Task) error {
+					if task.ID() == "X" {
+						close(running)
+						<-gate
+						return nil
+					}
 					log.add("run " + task.ID())
 					return nil
 				},

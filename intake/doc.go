@@ -1,7 +1,24 @@
 // Package intake is weft's task worker: it takes tasks from a queue (a
-// Source), within the slots a supplier grants (package slots), runs them
-// on a pool (package scheduler) and settles each with the queue: ack,
-// retry, or terminate.
+// Source), within the slots a supplier grants (package slots), runs each
+// on a goroutine of its own and settles it with the queue: ack, retry, or
+// terminate.
+//
+// The slots are the concurrency: with slots.NewFixed(16), up to 16
+// handlers run at once, whatever the number of CPUs, as with an errgroup
+// limit of 16 or Temporal's activity slots. A handler that waits (an HTTP
+// call, a database, a sleep) holds its slot and nothing else. A handler's
+// CPU work forks on a weft pool, which it enters with Pool.Run, join.On,
+// scope.On or the par On forms: the handlers share the pool's workers,
+// which steal each other's forks.
+//
+//	w, err := intake.New(intake.Config{
+//		Supplier: slots.NewFixed(16), // at most 16 tasks polled or running
+//		Handler: func(ctx context.Context, t intake.Task) error {
+//			return process(ctx, t.Payload()) // nil: ack; error: retry later
+//		},
+//	})
+//	...
+//	defer w.Shutdown(ctx)
 //
 // # The protocol
 //
@@ -10,10 +27,10 @@
 //	reserve one slot (waiting), then every other slot free now, up to MaxBatch
 //	poll the source for at most as many tasks as slots reserved
 //	release the slots no task came for, as never used
-//	for each task: hand it, with its slot, to the pool
+//	for each task: start it, with its slot, on a goroutine of its own
 //	if none came: pause (EmptyPollBackoff, less the poll's own wait)
 //
-// and on a pool worker each task runs:
+// and on a goroutine of its own each task runs:
 //
 //	mark its slot used
 //	run the handler (a panic is caught and becomes its error)
@@ -49,7 +66,7 @@
 // task whose key has a task in the worker waits in the key's line,
 // holding the slot it was polled with (so a key's backlog in the worker is
 // bounded by the slots, and counted as reserved), and runs right after the
-// task before it, on the same pool worker. Tasks with different keys, or
+// task before it, on the same goroutine. Tasks with different keys, or
 // none, run in parallel. The line keeps the order in which the worker got
 // the tasks: with one poller (MaxPollers 1), the order the source
 // delivered them. With several, two polls answered at once have no order
@@ -71,23 +88,15 @@
 // slow key holds back only its own tasks, which wait in the queue, not in
 // a worker's slots.
 //
-// # Slots and the pool's door
+// # Slots and pools
 //
-// A scheduler.Pool has a door of its own (scheduler.WithSupplier) that
-// admits every outside task with a permit. The worker cannot use it to
-// bound polling: the door is asked when a task is submitted, which is
-// after the poll, too late for reserve-before-poll. So the worker keeps
-// its own slots.Tracker over Config.Supplier, and submits with
-// Pool.Spawn to a pool whose door admits freely: the default pool, or any
-// pool left with the default slots.Unlimited, which only counts. Each task
-// then holds one permit of each, and only the worker's one bounds
-// anything. A pool whose door is bounded still works, as nested
-// admission: a poller waits at the door before handing over the next
-// task (the tasks of its poll are on the worker's books meanwhile, their
-// leases kept by heartbeats). But never give the pool's door and the
-// worker the same bounded supplier: each task would need two of its
-// slots, and a worker holding them all for polls would leave none for
-// the door.
+// The worker keeps its own slots.Tracker over Config.Supplier: each task
+// holds one slot from its poll until its handler returns. A handler that
+// enters a pool (Pool.Run) passes the pool's door (scheduler.WithSupplier)
+// too. Leave that door the default, slots.Unlimited, or give it a
+// supplier of its own: were it the worker's bounded supplier, a handler
+// would need a second slot of it while it holds one, and handlers holding
+// them all would wait for ever.
 //
 // Idle pollers hold slots: a poll waiting on an empty queue holds one
 // slot per task it asked for, until the source answers (MemQueue's
@@ -113,7 +122,7 @@
 //
 // The supplier is wrapped in a slots.Pauseable (unless it is one). Pause
 // pauses it, so no poller gets a slot, and cancels the polls in flight;
-// a task that comes back from a poll, or that the pool starts, while the
+// a task that comes back from a poll, or whose turn comes, while the
 // worker is paused is returned to the source unrun (Nack with no delay,
 // or HandBack for a task that is a HandBacker, so that the return does
 // not count as a delivery). Once one task of a poll has gone back so, the
@@ -140,20 +149,24 @@
 // A paused worker therefore starts no task; the tasks running go on.
 //
 // Shutdown stops polling the same way, returns the tasks that have not
-// started (reclaiming those still queued in the pool: a task's record
-// leaves the queued state by CAS, so either the pool starts it or
-// Shutdown returns it, never both), waits for the running ones to finish
+// started (those waiting in their key's line: a task's record leaves the
+// queued state by CAS, so either its turn starts it or Shutdown returns
+// it, never both), waits for the running ones to finish
 // and settle, and returns when every slot is released. Close does the
 // same without waiting for handlers.
 //
-// # Handlers and the pool
+// # Faults in your code
 //
-// Handlers run on the pool's workers, which suit CPU-bound work and may
-// fork it (join, scope). A handler that blocks, on I/O or a sleep, holds
-// its pool worker while it waits: with more slots than pool workers, the
-// tasks beyond the workers wait queued in the pool (holding their slots,
-// their leases kept by heartbeats). Give such handlers a pool with a
-// worker per slot.
+// A handler that returns an error, panics or calls runtime.Goexit fails
+// its task: it is retried after Backoff, or terminated (ErrPoison,
+// MaxDeliveries). A source's, a supplier's or a backoff's code that
+// panics fails that call, which is reported to OnError and handled as
+// its error (a failed poll, a failed settlement left to the lease, the
+// default backoff). A runtime.Goexit there (t.FailNow in a test's fake)
+// fails the worker: OnError is told, Stats().Err and Shutdown return an
+// error wrapping ErrFailed, and the worker stops as a Shutdown stops it,
+// every task not started handed back and every slot released.
+// docs/faults.md lists each case.
 //
 // # Sources
 //
@@ -175,8 +188,8 @@
 //
 // # Memory ordering
 //
-// Polling a task synchronizes before its handler starts (Pool.Spawn
-// queues it), and the handler's return synchronizes before its
+// Polling a task synchronizes before its handler starts (a go statement
+// starts it), and the handler's return synchronizes before its
 // settlement and the release of its slot; a slot's release synchronizes
 // before the reservation that takes it next (package slots).
 package intake

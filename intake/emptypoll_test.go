@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -56,12 +55,11 @@ func TestEmptyPollsBackOff(t *testing.T) {
 		w := newWorker(t, intake.Config{
 			Source:     src,
 			Supplier:   slots.NewFixed(2),
-			Pool:       newPool(t, 1),
 			MaxPollers: 1,
 			// The default, spelled out because the bounds below follow
 			// from it.
 			EmptyPollBackoff: intake.Exponential(time.Millisecond, 100*time.Millisecond),
-			Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+			Handler: func(_ context.Context, task intake.Task) error {
 				ran <- task.ID()
 				return nil
 			},
@@ -104,10 +102,9 @@ func TestEmptyPollBackoffOff(t *testing.T) {
 		w := newWorker(t, intake.Config{
 			Source:           src,
 			Supplier:         slots.NewFixed(1),
-			Pool:             newPool(t, 1),
 			MaxPollers:       1,
 			EmptyPollBackoff: intake.Exponential(0, 0),
-			Handler:          func(context.Context, *scheduler.Worker, intake.Task) error { return nil },
+			Handler:          func(context.Context, intake.Task) error { return nil },
 		})
 		synctest.Wait() // the poller ran into the valve without a pause
 		require.EqualValues(t, 101, src.polls.Load())
@@ -118,9 +115,8 @@ func TestEmptyPollBackoffOff(t *testing.T) {
 		w := newWorker(t, intake.Config{
 			Source:     q,
 			Supplier:   slots.NewFixed(1),
-			Pool:       newPool(t, 1),
 			MaxPollers: 1,
-			Handler:    func(context.Context, *scheduler.Worker, intake.Task) error { return nil },
+			Handler:    func(context.Context, intake.Task) error { return nil },
 		})
 		time.Sleep(time.Second + time.Millisecond)
 		s := w.Stats()

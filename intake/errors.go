@@ -37,3 +37,11 @@ func (p poisonError) Error() string { return "poison task: " + p.err.Error() }
 
 // Unwrap returns both the cause and ErrPoison, so errors.Is finds either.
 func (p poisonError) Unwrap() []error { return []error{p.err, ErrPoison} }
+
+// ErrFailed is wrapped by the error a worker stops with by itself: user
+// code other than a handler (a source's Poll or a task's method, a
+// supplier, a backoff) called runtime.Goexit, as t.FailNow and require.*
+// do. The worker reports it to OnError, stops polling, hands back every
+// task not started and lets the running ones settle; Stats().Err and
+// Shutdown return it.
+var ErrFailed = errors.New("weft/intake: worker failed")

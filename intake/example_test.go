@@ -31,8 +31,7 @@ func Example() {
 	w, err := intake.New(intake.Config{
 		Source:   queue,
 		Supplier: slots.NewFixed(2), // at most two tasks polled or running
-		Pool:     pool,
-		Handler: func(_ context.Context, _ *scheduler.Worker, t intake.Task) error {
+		Handler: func(_ context.Context, t intake.Task) error {
 			defer handled.Done()
 			n, err := strconv.Atoi(string(t.Payload()))
 			if err != nil {
@@ -71,7 +70,7 @@ func ExampleWorker_Pause() {
 	w, _ := intake.New(intake.Config{
 		Source:   queue,
 		Supplier: slots.NewFixed(1),
-		Handler: func(_ context.Context, _ *scheduler.Worker, t intake.Task) error {
+		Handler: func(_ context.Context, t intake.Task) error {
 			done <- string(t.Payload())
 			return nil
 		},
@@ -141,8 +140,7 @@ func ExampleMemQueue_PutKey() {
 	w, err := intake.New(intake.Config{
 		Source:   queue,
 		Supplier: slots.NewFixed(4),
-		Pool:     pool,
-		Handler: func(_ context.Context, _ *scheduler.Worker, t intake.Task) error {
+		Handler: func(_ context.Context, t intake.Task) error {
 			defer handled.Done()
 			customer := t.(intake.Keyed).Key()
 			mu.Lock()

@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -61,11 +60,10 @@ func TestExtraHandBackKeepsLease(t *testing.T) {
 		w := newWorker(t, intake.Config{
 			Source:     &overAskSource{MemQueue: q, slow: 3 * lease},
 			Supplier:   slots.NewFixed(1),
-			Pool:       newPool(t, 1),
 			MaxBatch:   1,
 			MaxPollers: 1,
 			OnError:    func(error) {},
-			Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+			Handler: func(_ context.Context, task intake.Task) error {
 				mu.Lock()
 				runs[task.ID()]++
 				mu.Unlock()

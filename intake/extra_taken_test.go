@@ -36,8 +36,8 @@ func TestExtraTasksAreTaken(t *testing.T) {
 		list[i] = tasks[i]
 	}
 	w := newWorker(t, intake.Config{
-		Source:   &seqSource{answers: []answer{{tasks: list}}},
-		Supplier: slots.NewFixed(1), Pool: newPool(t, 1), // MaxBatch 1: b and c are extra
+		Source:     &seqSource{answers: []answer{{tasks: list}}},
+		Supplier:   slots.NewFixed(1), // MaxBatch 1: b and c are extra
 		MaxPollers: 1, Handler: nop,
 	})
 	eventually(t, 10*time.Second, func() bool { return c.acked.Load() == 1 }, "the asked-for task acknowledged")

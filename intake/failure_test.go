@@ -37,10 +37,9 @@ func TestMalformedPayloadsAreRetriedThenTerminated(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:        q,
 		Supplier:      l.Supplier(slots.NewFixed(4)),
-		Pool:          newPool(t, 2),
 		MaxDeliveries: maxDeliveries,
 		Backoff:       intake.Exponential(time.Millisecond, 4*time.Millisecond),
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			n, err := strconv.Atoi(string(task.Payload()))
 			if err != nil {
 				return fmt.Errorf("malformed payload: %w", err)
@@ -83,9 +82,8 @@ func failEvenTasksOnce(t *testing.T, n int, fail func()) (intake.Stats, *intaket
 	w := newWorker(t, intake.Config{
 		Source:   q,
 		Supplier: l.Supplier(slots.NewFixed(3)),
-		Pool:     newPool(t, 2),
 		Backoff:  noDelay,
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			if k, _ := strconv.Atoi(string(task.Payload())); task.Deliveries() == 1 && k%2 == 0 {
 				fail()
 			}
@@ -139,8 +137,7 @@ func TestPoisonTerminatesAtOnce(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:   q,
 		Supplier: slots.NewFixed(1),
-		Pool:     newPool(t, 1),
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			return intake.Poison(cause)
 		},
 	})
@@ -164,9 +161,8 @@ func TestOverDeliveredTaskIsTerminatedUnrun(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:        src,
 		Supplier:      slots.NewFixed(1),
-		Pool:          newPool(t, 1),
 		MaxDeliveries: 3,
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			ran.Store(true)
 			return nil
 		},

@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -56,25 +55,43 @@ func (o *oneTaskSource) Poll(ctx context.Context, _ int) ([]intake.Task, error) 
 func TestUnrunTaskIsHandedBackWithHandBacker(t *testing.T) {
 	var nacked counter
 	task := &recTask{fakeTask: fakeTask{id: "t", deliveries: 1, nacked: &nacked}}
-	pool := newPool(t, 1)
-	block, blocked := make(chan struct{}), make(chan struct{})
-	require.NoError(t, pool.Spawn(context.Background(), func(*scheduler.Worker) { close(blocked); <-block }))
-	<-blocked
-	defer close(block)
+	src := &gatedSource{task: task, polling: make(chan struct{}), answer: make(chan struct{})}
+	sup := slots.NewPauseable(slots.NewFixed(1))
 	w := newWorker(t, intake.Config{
-		Source:   &oneTaskSource{task: task},
-		Supplier: slots.NewFixed(1),
-		Pool:     pool,
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
-			t.Error("the task ran in a busy pool")
+		Source:   src,
+		Supplier: sup,
+		Handler: func(context.Context, intake.Task) error {
+			t.Error("the task ran in a paused worker")
 			return nil
 		},
 	})
-	eventually(t, 5*time.Second, func() bool { return w.Stats().Received == 1 }, "polled")
+	<-src.polling
+	sup.Pause(slots.PauseOptions{}) // directly: the poll in flight goes on
+	close(src.answer)
+	eventually(t, 5*time.Second, func() bool { return w.Stats().HandedBack == 1 }, "handed back")
 	require.NoError(t, w.Shutdown(context.Background()))
 	require.EqualValues(t, 1, task.handBacks.Load())
 	require.Zero(t, nacked.Load(), "no Nack: HandBack returned it")
 	require.EqualValues(t, 1, w.Stats().HandedBack)
+}
+
+// gatedSource answers its first poll with task once answer is closed,
+// having closed polling when the poll began; later polls wait for their
+// context.
+type gatedSource struct {
+	task            intake.Task
+	polling, answer chan struct{}
+	sent            atomic.Bool
+}
+
+func (g *gatedSource) Poll(ctx context.Context, _ int) ([]intake.Task, error) {
+	if g.sent.CompareAndSwap(false, true) {
+		close(g.polling)
+		<-g.answer
+		return []intake.Task{g.task}, nil
+	}
+	<-ctx.Done()
+	return nil, ctx.Err()
 }
 
 // A terminate the source refused is reported and not counted: the task
@@ -87,14 +104,13 @@ func TestTerminateCountedOnlyWhenTaken(t *testing.T) {
 		w := newWorker(t, intake.Config{
 			Source:        &oneTaskSource{task: task},
 			Supplier:      slots.NewFixed(1),
-			Pool:          newPool(t, 1),
 			MaxDeliveries: 1,
 			OnError: func(err error) {
 				if strings.Contains(err.Error(), "goroutine") {
 					stack.Store(true)
 				}
 			},
-			Handler: func(context.Context, *scheduler.Worker, intake.Task) error { panic("boom") },
+			Handler: func(context.Context, intake.Task) error { panic("boom") },
 		})
 		eventually(t, 5*time.Second, func() bool { return w.Stats().Failed == 1 && w.Stats().Settling == 0 }, "settled")
 		require.NoError(t, w.Shutdown(context.Background()))

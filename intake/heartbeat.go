@@ -7,7 +7,7 @@ import (
 
 // heartbeat extends the leases of the tasks the worker holds, queued or
 // running, every Config.Heartbeat, so that a long task (or one that waits
-// long in a busy pool) is not delivered again while this worker still
+// long in its key's line) is not delivered again while this worker still
 // means to run it. One goroutine serves every task: it wakes four times
 // per period and beats the tasks whose last beat is three quarters of a
 // period old, so no lease goes more than a period without one (waking
@@ -16,33 +16,18 @@ import (
 // lease did not keep it).
 //
 // stopped is closed once a Shutdown or Close has stopped polling (the
-// scaler's done); nil once this goroutine, or the one it took over from,
-// has returned the unstarted tasks. rest are the tasks the goroutine it
-// took over from had still to beat at its last wake-up.
-func (w *Worker) heartbeat(stopped <-chan struct{}, rest []*inflight) {
-	returned := false
-	defer func() {
-		if returned {
-			close(w.heartbeatDone)
-			return
-		}
-		// User code this goroutine called ended it with runtime.Goexit
-		// (a supplier's ReleaseSlot returning a task: see releaseSlot; a
-		// source's InProgress or hand-back). The heartbeat goes on in a
-		// new goroutine, with the tasks this wake-up had still to beat,
-		// or the leases of the tasks still held would run out, and those
-		// tasks run twice. Each beat is taken off rest before it is made,
-		// so an InProgress that always calls Goexit costs a goroutine per
-		// task per period, and never a loop.
-		go w.heartbeat(stopped, rest)
-	}()
+// scaler's done). If runtime.Goexit in a source's InProgress ends the
+// goroutine, the worker fails (see call), and the heartbeat is over: the
+// leases of the tasks still running lapse, and their sources may deliver
+// them again meanwhile, as at-least-once allows.
+func (w *Worker) heartbeat(stopped <-chan struct{}) {
+	defer close(w.heartbeatDone)
 	every := w.cfg.Heartbeat
 	period := max(every/4, time.Millisecond)
 	due := max(every-period, 0) // a beat this old is due at this wake-up: the next is too late
-	w.beatRest(&rest, due)
 	tick := time.NewTicker(period)
 	defer tick.Stop()
-	var held []*inflight
+	var held []*delivery
 	for {
 		select {
 		case <-tick.C:
@@ -55,56 +40,40 @@ func (w *Worker) heartbeat(stopped <-chan struct{}, rest []*inflight) {
 			w.reclaim(w.registry.drain(), nil)
 			continue
 		case <-w.registry.quiet:
-			returned = true
 			return
 		case <-w.settleCtx.Done():
-			returned = true
 			return
 		}
 		held = w.registry.snapshot(held)
-		rest = held
-		w.beatRest(&rest, due)
+		for _, d := range held {
+			w.beat(d, due)
+		}
 		clear(held) // let settled tasks be collected
 	}
 }
 
-// beatRest beats the tasks of *rest that are due, taking each off *rest
-// before its beat: it is made even if it never returns (see heartbeat).
-func (w *Worker) beatRest(rest *[]*inflight, due time.Duration) {
-	for len(*rest) > 0 {
-		r := (*rest)[0]
-		*rest = (*rest)[1:]
-		w.beat(r, due)
-	}
-	*rest = nil
-}
-
-func (w *Worker) beat(r *inflight, due time.Duration) {
+// beat extends d's lease if its last beat is at least due old. A failed
+// beat (a panic included) is counted and reported, unless it crossed the
+// task's settlement.
+func (w *Worker) beat(d *delivery, due time.Duration) {
 	now := time.Now().UnixNano()
-	if r.state.Load() == taskSettling || now-r.lastBeat.Load() < int64(due) {
+	if d.state.Load() == settling || now-d.lastBeat.Load() < int64(due) {
 		return
 	}
-	r.lastBeat.Store(now)
+	d.lastBeat.Store(now)
 	ctx, cancel := context.WithTimeout(w.settleCtx, w.cfg.SettleTimeout)
 	defer cancel()
 	var err error
-	returned := false
-	defer func() {
-		if !returned {
-			// A panic fails the beat, not the heartbeat; so does
-			// runtime.Goexit, which goes on ending the goroutine.
-			err = fault("the source", recover())
-		}
-		switch {
-		case err == nil:
-			w.counts.heartbeats.Add(1)
-		case r.state.Load() != taskSettling:
-			// A beat that crossed the task's settlement fails harmlessly;
-			// only one for a task still held means its lease is at risk.
-			w.counts.settleErrors.Add(1)
-			w.report(taskErr("extending the lease of", r.task, err))
-		}
-	}()
-	err = r.task.InProgress(ctx)
-	returned = true
+	if pan := w.call("the source's InProgress", func() { err = d.task.InProgress(ctx) }); pan != nil {
+		err = pan
+	}
+	switch {
+	case err == nil:
+		w.counts.heartbeats.Add(1)
+	case d.state.Load() != settling:
+		// A beat that crossed the task's settlement fails harmlessly;
+		// only one for a task still held means its lease is at risk.
+		w.counts.settleErrors.Add(1)
+		w.report(taskErr("extending the lease of", d.task, err))
+	}
 }

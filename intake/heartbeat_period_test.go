@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -29,10 +28,9 @@ func TestHeartbeatBelowLeaseKeepsLease(t *testing.T) {
 		w := newWorker(t, intake.Config{
 			Source:    q,
 			Supplier:  slots.NewFixed(2),
-			Pool:      newPool(t, 2),
 			Heartbeat: 250 * time.Millisecond,
 			OnError:   func(error) {},
-			Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+			Handler: func(context.Context, intake.Task) error {
 				if runs.Add(1) == 1 {
 					time.Sleep(time.Second) // a long task: three leases
 				}

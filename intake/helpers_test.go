@@ -9,7 +9,6 @@ import (
 
 	"github.com/weftrt/weft/intake"
 	"github.com/weftrt/weft/intake/intaketest"
-	"github.com/weftrt/weft/scheduler"
 )
 
 // putN queues tasks whose payloads are "0" .. "n-1".
@@ -25,8 +24,6 @@ func slotsIdle(w *intake.Worker) bool {
 	s := w.Stats().Slots
 	return s.InUse == 0 && s.Reserved == 0
 }
-
-func newPool(t testing.TB, workers int) *scheduler.Pool { return intaketest.NewPool(t, workers) }
 
 func newWorker(t testing.TB, cfg intake.Config) *intake.Worker {
 	return intaketest.NewWorker(t, cfg, 10*time.Second)

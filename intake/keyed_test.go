@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -119,9 +118,8 @@ func TestKeyedTasksRunInOrderWithoutOverlap(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:   q,
 		Supplier: slots.NewFixed(16),
-		Pool:     newPool(t, 4),
 		Backoff:  func(int) time.Duration { return 0 },
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			key, idx := parseKeyed(task.Payload())
 			log.start(key)
 			rng := rand.New(rand.NewPCG(uint64(idx), uint64(task.Deliveries())))
@@ -152,8 +150,7 @@ func TestDifferentKeysRunInParallel(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:   q,
 		Supplier: slots.NewFixed(4),
-		Pool:     newPool(t, 2),
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			defer acked.Add(1)
 			if key, _ := parseKeyed(task.Payload()); key == "b" {
 				close(bStarted)
@@ -205,11 +202,10 @@ func TestKeyLinesSerializeWithinTheWorker(t *testing.T) {
 			w := newWorker(t, intake.Config{
 				Source:     src,
 				Supplier:   slots.NewFixed(32),
-				Pool:       newPool(t, 4),
 				MaxBatch:   32,
 				MinPollers: pollers,
 				MaxPollers: pollers,
-				Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+				Handler: func(_ context.Context, task intake.Task) error {
 					key, idx := parseKeyed(task.Payload())
 					log.start(key)
 					spin(rand.New(rand.NewPCG(uint64(idx), 1)))
@@ -248,11 +244,10 @@ func TestKeyLineSurvivesGoexit(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:     keyedSource(4, &acked, &nacked),
 		Supplier:   slots.NewFixed(8),
-		Pool:       newPool(t, 2),
 		MaxBatch:   8,
 		MaxPollers: 1,
 		Backoff:    func(int) time.Duration { return time.Hour },
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			key, idx := parseKeyed(task.Payload())
 			log.start(key)
 			log.end(key, idx, true)
@@ -276,10 +271,9 @@ func TestShutdownHandsBackKeyLines(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:     keyedSource(5, &acked, &nacked),
 		Supplier:   slots.NewFixed(8),
-		Pool:       newPool(t, 2),
 		MaxBatch:   8,
 		MaxPollers: 1,
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			if _, idx := parseKeyed(task.Payload()); idx == 0 {
 				close(started)
 				<-release
@@ -320,8 +314,8 @@ func TestOrderKeeperTakenOncePerTask(t *testing.T) {
 		src.put(tasks[i])
 	}
 	w := newWorker(t, intake.Config{
-		Source: src, Supplier: slots.NewFixed(8), Pool: newPool(t, 2), MaxPollers: 4,
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error { return nil },
+		Source: src, Supplier: slots.NewFixed(8), MaxPollers: 4,
+		Handler: func(context.Context, intake.Task) error { return nil },
 	})
 	eventually(t, time.Minute, func() bool { return acked.Load() == int64(len(tasks)) }, "all acknowledged")
 	require.NoError(t, w.Shutdown(context.Background()))

@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -131,13 +130,12 @@ func TestKeyFenceLetsTheReturnedTaskRun(t *testing.T) {
 	newWorker(t, intake.Config{
 		Source:      src,
 		Supplier:    slots.NewFixed(4),
-		Pool:        newPool(t, 2),
 		MinPollers:  2,
 		MaxPollers:  2,
 		MaxBatch:    1,
 		PollBackoff: func(int) time.Duration { return 0 },
 		OnError:     func(error) {},
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			ran.Store(true)
 			return nil
 		},

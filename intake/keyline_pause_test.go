@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -86,10 +85,9 @@ func pauseWhileHRuns(t *testing.T, src intake.Source, log *eventLog, w **intake.
 	*w = newWorker(t, intake.Config{
 		Source:     src,
 		Supplier:   slots.NewFixed(4),
-		Pool:       newPool(t, 2),
 		MinPollers: 1, MaxPollers: 1,
 		OnError: func(error) {},
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			log.add("run " + task.ID())
 			if task.ID() == "H" {
 				close(started)

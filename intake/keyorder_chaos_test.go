@@ -13,7 +13,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -155,12 +154,11 @@ func TestKeyOrderUnderPauseChaos(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:           src,
 		Supplier:         slots.NewFixed(8),
-		Pool:             newPool(t, 4),
 		MinPollers:       1,
 		MaxPollers:       3,
 		EmptyPollBackoff: intake.Exponential(10*time.Microsecond, 200*time.Microsecond),
 		OnError:          func(error) {},
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			st := task.(*streamTask)
 			st.src.started(st.pos)
 			for range rand.IntN(20) {

@@ -25,7 +25,7 @@ type keyLines struct {
 	// lines maps a key to its tasks: the running one (or the one being
 	// handed back) first, then those waiting. A key with no task in the
 	// worker has no entry.
-	lines map[string][]*inflight
+	lines map[string][]*delivery
 	// fences maps a key whose line last ended with a hand-back to the
 	// clock's reading then: a task of the key from a poll numbered no
 	// higher goes back too. Kept only while such a poll may be open.
@@ -39,7 +39,7 @@ type keyLines struct {
 const minPrune = 64
 
 func (k *keyLines) init(c *pollClock) {
-	k.lines = make(map[string][]*inflight)
+	k.lines = make(map[string][]*delivery)
 	k.fences = make(map[string]uint64)
 	k.pruneAt = minPrune
 	k.clock = c
@@ -50,7 +50,7 @@ func (k *keyLines) init(c *pollClock) {
 // back (r.back), which enter sets if the key's fence stops r's poll. A
 // task that is not first runs, or goes back, when those before it are
 // done (see next).
-func (k *keyLines) enter(key string, r *inflight) (first bool) {
+func (k *keyLines) enter(key string, r *delivery) (first bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if f, ok := k.fences[key]; ok && r.poll <= f {
@@ -67,7 +67,7 @@ func (k *keyLines) enter(key string, r *inflight) (first bool) {
 // been given out while it was out: if the line ends with it, the key is
 // fenced (see enter) at the clock's reading now, taken after the source
 // got that task back. Otherwise a fence the key has stands as it is.
-func (k *keyLines) next(key string, fence bool) *inflight {
+func (k *keyLines) next(key string, fence bool) *delivery {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	line := k.lines[key]

@@ -12,7 +12,7 @@ import (
 func TestKeyLinesOrder(t *testing.T) {
 	var k keyLines
 	k.init(&pollClock{})
-	a1, a2, a3, b1 := &inflight{}, &inflight{}, &inflight{}, &inflight{}
+	a1, a2, a3, b1 := &delivery{}, &delivery{}, &delivery{}, &delivery{}
 	require.True(t, k.enter("a", a1))
 	require.False(t, k.enter("a", a2))
 	require.True(t, k.enter("b", b1), "another key is not held back")
@@ -24,7 +24,7 @@ func TestKeyLinesOrder(t *testing.T) {
 	require.Empty(t, k.lines, "empty lines are dropped")
 	require.Empty(t, k.fences, "a line that ran to its end leaves no fence")
 	require.True(t, k.enter("a", a1), "a key can start again")
-	for _, r := range []*inflight{a1, a2, a3, b1} {
+	for _, r := range []*delivery{a1, a2, a3, b1} {
 		require.False(t, r.back)
 	}
 }
@@ -37,22 +37,22 @@ func TestKeyFenceStopsOlderPolls(t *testing.T) {
 	var k keyLines
 	k.init(&c)
 	p1, p2 := c.begin(), c.begin()
-	a := &inflight{poll: p1}
+	a := &delivery{poll: p1}
 	require.True(t, k.enter("k", a))
 	require.Nil(t, k.next("k", true), "a went back: the line ends fenced")
 
-	b := &inflight{poll: p2} // p2 began before a was back
+	b := &delivery{poll: p2} // p2 began before a was back
 	require.True(t, k.enter("k", b))
 	require.True(t, b.back, "a task of a poll older than the fence must go back")
 	require.Nil(t, k.next("k", true))
 
-	other := &inflight{poll: p1}
+	other := &delivery{poll: p1}
 	require.True(t, k.enter("o", other))
 	require.False(t, other.back, "another key's task is not fenced")
 	require.Nil(t, k.next("o", false))
 
 	p3 := c.begin() // after the fence
-	d := &inflight{poll: p3}
+	d := &delivery{poll: p3}
 	require.True(t, k.enter("k", d))
 	require.False(t, d.back, "a task of a poll begun after the fence runs")
 	require.Nil(t, k.next("k", false))
@@ -66,18 +66,18 @@ func TestKeyFencesArePruned(t *testing.T) {
 	k.init(&c)
 	fence := func(key string) {
 		p := c.begin()
-		require.True(t, k.enter(key, &inflight{poll: p}))
+		require.True(t, k.enter(key, &delivery{poll: p}))
 		c.end(p)
 		require.Nil(t, k.next(key, true))
 	}
 	old := c.begin()
-	require.True(t, k.enter("held", &inflight{poll: old}))
+	require.True(t, k.enter("held", &delivery{poll: old}))
 	require.Nil(t, k.next("held", true))
 	for i := range 4 * minPrune {
 		fence(strconv.Itoa(i))
 	}
 	require.Len(t, k.fences, 4*minPrune+1, "poll old is open: every fence may still stop one of its tasks")
-	r := &inflight{poll: old}
+	r := &delivery{poll: old}
 	require.True(t, k.enter("held", r))
 	require.True(t, r.back)
 	k.next("held", false)

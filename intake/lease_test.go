@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -30,10 +29,9 @@ func TestLeaseExpiryRedeliversRunningTask(t *testing.T) {
 		w := newWorker(t, intake.Config{
 			Source:    q,
 			Supplier:  slots.NewFixed(2),
-			Pool:      newPool(t, 2),
 			Heartbeat: -1,
 			OnError:   func(error) {},
-			Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+			Handler: func(_ context.Context, task intake.Task) error {
 				if runs.Add(1) == 1 {
 					<-second // hold the first run until the redelivery has run
 					return nil
@@ -63,8 +61,7 @@ func TestHeartbeatsKeepLongTaskLeased(t *testing.T) {
 		w := newWorker(t, intake.Config{
 			Source:   q,
 			Supplier: slots.NewFixed(2),
-			Pool:     newPool(t, 2),
-			Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+			Handler: func(context.Context, intake.Task) error {
 				runs.Add(1)
 				time.Sleep(200 * time.Millisecond)
 				return nil

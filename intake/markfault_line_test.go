@@ -28,18 +28,13 @@ func (s *oneShotSource) Poll(ctx context.Context, n int) ([]intake.Task, error) 
 }
 
 // A and B of one key come back from one poll; B waits in the key's line
-// behind A. The supplier fails marking A's slot (a panic, or a Goexit as
-// t.FailNow in a test's supplier makes), so A goes back unrun and its
+// behind A. The supplier fails marking A's slot (a panic), so A goes back unrun and its
 // source delivers it again: B must go back too, not run before it. Before,
 // the worker went on to B as if A had run.
 func TestMarkFaultHandsBackTheKeysLine(t *testing.T) {
 	for name, sup := range map[string]func() (slots.Supplier, func()){
 		"panic": func() (slots.Supplier, func()) {
 			s := &panickySupplier{Supplier: slots.NewFixed(4)}
-			return s, func() { s.markArmed.Store(true) }
-		},
-		"goexit": func() (slots.Supplier, func()) {
-			s := &goexitSupplier{Supplier: slots.NewFixed(4)}
 			return s, func() { s.markArmed.Store(true) }
 		},
 	} {
@@ -55,11 +50,10 @@ func TestMarkFaultHandsBackTheKeysLine(t *testing.T) {
 			w := newWorker(t, intake.Config{
 				Source:     &oneShotSource{tasks: []intake.Task{a, b}},
 				Supplier:   supplier,
-				Pool:       pool,
 				MaxBatch:   4,
 				MinPollers: 1, MaxPollers: 1,
 				OnError: func(error) {},
-				Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+				Handler: func(_ context.Context, task intake.Task) error {
 					log.add("run " + task.ID())
 					return nil
 				},

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -79,8 +78,7 @@ func TestPollErrorAfterMarkFaultIsReported(t *testing.T) {
 	var reported []error
 	var backoffs atomic.Int32
 	w := newWorker(t, intake.Config{
-		Source: src, Supplier: sup, Pool: newPool(t, 1),
-		MaxBatch:   1,
+		Source: src, Supplier: sup, MaxBatch: 1,
 		MinPollers: 1, MaxPollers: 1,
 		PollBackoff: func(int) time.Duration {
 			backoffs.Add(1)
@@ -91,7 +89,7 @@ func TestPollErrorAfterMarkFaultIsReported(t *testing.T) {
 			defer mu.Unlock()
 			reported = append(reported, err)
 		},
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			t.Error("the task ran though its slot was not marked")
 			return nil
 		},

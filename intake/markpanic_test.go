@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -22,11 +21,10 @@ func TestSupplierMarkPanicDoesNotTerminateUnrunTask(t *testing.T) {
 	q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: 20 * time.Millisecond})
 	var ran atomic.Int32
 	w := newWorker(t, intake.Config{
-		Source: q, Supplier: sup, Pool: newPool(t, 1),
-		MaxDeliveries: 1,
-		Backoff:       intake.Exponential(0, 0),
-		OnError:       func(error) {},
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Source: q, Supplier: sup, MaxDeliveries: 1,
+		Backoff: intake.Exponential(0, 0),
+		OnError: func(error) {},
+		Handler: func(context.Context, intake.Task) error {
 			ran.Add(1)
 			return nil
 		},

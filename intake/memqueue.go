@@ -2,20 +2,30 @@ package intake
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
 )
 
-// MemQueueConfig configures a MemQueue. The zero value gives the defaults.
+// MemQueueConfig configures a MemQueue. The zero value gives the
+// defaults; a negative field is refused (see NewMemQueue).
 type MemQueueConfig struct {
 	// Lease is how long a delivered task stays leased without Ack, Nack,
-	// Terminate or InProgress before it is delivered again. Default 30s.
+	// Terminate or InProgress before it is delivered again. 0 means the
+	// default, 30s.
 	Lease time.Duration
 	// PollWait is how long Poll waits for a task before it returns empty.
-	// Default 1s.
+	// 0 means the default, 1s.
 	PollWait time.Duration
 }
+
+// The defaults that a MemQueueConfig field of 0, and the zero MemQueue,
+// stand for.
+const (
+	defaultMemLease    = 30 * time.Second
+	defaultMemPollWait = time.Second
+)
 
 // MemQueue is the in-process Source: a queue in memory with at-least-once
 // delivery. Poll leases tasks out; a lease ends with Ack (the task is
@@ -45,20 +55,30 @@ type MemQueueConfig struct {
 // and a waiting Poll sets its timer to the earliest of them. The queue
 // lives as long as the process; it does not persist.
 //
-// Its methods are safe for concurrent use. The zero MemQueue is unusable;
-// create one with NewMemQueue.
+// Its methods are safe for concurrent use. The zero value is an empty
+// queue with the default settings, as NewMemQueue(MemQueueConfig{})
+// returns. A MemQueue must not be copied after first use.
 type MemQueue struct {
+	// lease and pollWait are the MemQueueConfig fields, 0 for the
+	// default (see leaseTime and pollWaitTime). NewMemQueue sets them
+	// and nothing writes them after, so they are read without the lock.
 	lease, pollWait time.Duration
 
-	mu      sync.Mutex
-	nextID  uint64
-	entries map[uint64]*memEntry // tasks not yet acknowledged or terminated
-	ready   []*memEntry          // waiting for delivery, oldest first
-	timers  timerHeap            // leased and delayed entries, soonest deadline first
-	delayed int                  // entries in memDelayed
-	waiters int                  // Polls waiting for a task
-	wake    chan struct{}        // closed (and replaced) when a task becomes ready and someone waits
-	dead    []Terminated
+	mu     sync.Mutex
+	nextID uint64
+	// entries holds the tasks not yet acknowledged or terminated. It and
+	// groups are made by the first PutKey (nil till then: the zero
+	// MemQueue is usable), so a read of either before that finds nothing.
+	entries map[uint64]*memEntry
+	ready   []*memEntry // waiting for delivery, oldest first
+	timers  timerHeap   // leased and delayed entries, soonest deadline first
+	delayed int         // entries in memDelayed
+	waiters int         // Polls waiting for a task
+	// wake is closed (and replaced) when a task becomes ready and
+	// someone waits. The first Poll that waits makes it; it is only
+	// closed while waiters > 0, so never while nil.
+	wake chan struct{}
+	dead []Terminated // the tasks terminated, in order
 	// groups holds, for every key with a task in the queue, the tasks
 	// behind its head (the one task of the key that is ready, leased or
 	// delayed). A key with no task left has no entry.
@@ -103,20 +123,45 @@ type memEntry struct {
 	timer      int       // index in MemQueue.timers while leased or delayed, else noTimer
 }
 
-// NewMemQueue returns an empty queue.
+// NewMemQueue returns an empty queue with the settings of cfg.
+//
+// It panics, as make does for a negative size, if a field of cfg is
+// negative: the settings are fixed in code, and a queue that quietly ran
+// on the default would hide the mistake. The panic value is an error
+// wrapping ErrConfig that names the field and the value, such as
+// "weft/intake: invalid config: MemQueueConfig.Lease -1s: want >= 0 (0:
+// the default, 30s)".
 func NewMemQueue(cfg MemQueueConfig) *MemQueue {
-	if cfg.Lease <= 0 {
-		cfg.Lease = 30 * time.Second
+	for _, f := range []struct {
+		name     string
+		v, deflt time.Duration
+	}{
+		{"Lease", cfg.Lease, defaultMemLease},
+		{"PollWait", cfg.PollWait, defaultMemPollWait},
+	} {
+		if f.v < 0 {
+			panic(fmt.Errorf("%w: MemQueueConfig.%s %v: want >= 0 (0: the default, %v)", ErrConfig, f.name, f.v, f.deflt))
+		}
 	}
-	if cfg.PollWait <= 0 {
-		cfg.PollWait = time.Second
+	return &MemQueue{lease: cfg.Lease, pollWait: cfg.PollWait}
+}
+
+// leaseTime returns how long a delivery stays leased: the configured
+// Lease, or the default.
+func (q *MemQueue) leaseTime() time.Duration {
+	if q.lease == 0 {
+		return defaultMemLease
 	}
-	return &MemQueue{
-		lease: cfg.Lease, pollWait: cfg.PollWait,
-		entries: make(map[uint64]*memEntry),
-		groups:  make(map[string]*memGroup),
-		wake:    make(chan struct{}),
+	return q.lease
+}
+
+// pollWaitTime returns how long an empty Poll waits: the configured
+// PollWait, or the default.
+func (q *MemQueue) pollWaitTime() time.Duration {
+	if q.pollWait == 0 {
+		return defaultMemPollWait
 	}
+	return q.pollWait
 }
 
 // Put queues a task with payload (kept, not copied) and returns its ID.
@@ -128,6 +173,10 @@ func (q *MemQueue) Put(payload []byte) string { return q.PutKey("", payload) }
 func (q *MemQueue) PutKey(key string, payload []byte) string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.entries == nil { // the first Put
+		q.entries = make(map[uint64]*memEntry)
+		q.groups = make(map[string]*memGroup)
+	}
 	q.nextID++
 	e := &memEntry{id: q.nextID, key: key, payload: payload, timer: noTimer}
 	q.entries[e.id] = e
@@ -170,7 +219,7 @@ func (q *MemQueue) Poll(ctx context.Context, n int) ([]Task, error) {
 	if n < 1 {
 		return nil, nil
 	}
-	giveUp := time.Now().Add(q.pollWait)
+	giveUp := time.Now().Add(q.pollWaitTime())
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -195,6 +244,9 @@ func (q *MemQueue) Poll(ctx context.Context, n int) ([]Task, error) {
 			return nil, nil // an empty poll
 		}
 		q.waiters++
+		if q.wake == nil { // the first Poll to wait
+			q.wake = make(chan struct{})
+		}
 		wake := q.wake
 		q.mu.Unlock()
 
@@ -225,7 +277,7 @@ func (q *MemQueue) deliver(now time.Time, n int) []Task {
 		e.state = memLeased
 		e.gen++
 		e.deliveries++
-		e.deadline = now.Add(q.lease)
+		e.deadline = now.Add(q.leaseTime())
 		q.schedule(e)
 		tasks[i] = &memDelivery{q: q, e: e, gen: e.gen, deliveries: e.deliveries}
 	}
@@ -275,7 +327,7 @@ func (q *MemQueue) wakeWaiters() {
 }
 
 // Lease returns how long a delivery stays leased.
-func (q *MemQueue) Lease() time.Duration { return q.lease }
+func (q *MemQueue) Lease() time.Duration { return q.leaseTime() }
 
 // Backlog returns the tasks waiting for delivery: ready, returned with a
 // delay, or waiting behind an earlier task of their key. A lease that has

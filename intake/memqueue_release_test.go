@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -107,8 +106,7 @@ func TestWorkerLetsGoOfAckedPayloads(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:   q,
 		Supplier: slots.NewFixed(4),
-		Pool:     newPool(t, 2),
-		Handler:  func(context.Context, *scheduler.Worker, intake.Task) error { return nil },
+		Handler:  func(context.Context, intake.Task) error { return nil },
 	})
 	for _, p := range trackedPayloads(n, size, &freed) {
 		q.Put(p)

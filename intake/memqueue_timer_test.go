@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -28,11 +27,10 @@ func TestMemQueueNackDelayWakesWaitingPoll(t *testing.T) {
 		w := newWorker(t, intake.Config{
 			Source:     q,
 			Supplier:   slots.NewFixed(2),
-			Pool:       newPool(t, 2),
 			MaxPollers: 1,
 			Backoff:    intake.Exponential(100*time.Millisecond, 100*time.Millisecond),
 			OnError:    func(error) {},
-			Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+			Handler: func(context.Context, intake.Task) error {
 				if runs.Add(1) == 1 {
 					failedAt.Store(time.Now().UnixNano())
 					return context.DeadlineExceeded // fails once

@@ -61,7 +61,7 @@ func (d *memDelivery) HandBack(context.Context) error {
 // InProgress extends the lease by the queue's Lease from now.
 func (d *memDelivery) InProgress(context.Context) error {
 	return d.settle(func(q *MemQueue, e *memEntry, now time.Time) {
-		e.deadline = now.Add(q.lease)
+		e.deadline = now.Add(q.leaseTime())
 		q.schedule(e)
 	})
 }

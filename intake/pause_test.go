@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -21,8 +20,7 @@ func TestPauseStartsNoNewTask(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:   q,
 		Supplier: slots.NewFixed(4),
-		Pool:     newPool(t, 2),
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			if paused.Load() {
 				ranWhilePaused.Add(1)
 			}
@@ -58,8 +56,7 @@ func TestPauseReturnsTasksOfPollsInFlight(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:   src,
 		Supplier: slots.NewFixed(3),
-		Pool:     newPool(t, 1),
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			t.Error("a task ran while paused")
 			return nil
 		},

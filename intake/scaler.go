@@ -65,6 +65,17 @@ func (s *scaler) retire() bool {
 	return true
 }
 
+// leave uncounts a poller whose goroutine runtime.Goexit ended (see
+// pollExited).
+func (s *scaler) leave() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.active--
+	if s.stopped && s.active == 0 {
+		close(s.done)
+	}
+}
+
 // observe records a poll that asked for asked tasks and got got, and
 // reports whether the caller should start one more poller (already
 // counted).

@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -75,11 +74,10 @@ func TestSettleRoomWaitKeepsLease(t *testing.T) {
 		w := newWorker(t, intake.Config{
 			Source:      q,
 			Supplier:    slots.NewFixed(n),
-			Pool:        newPool(t, n),
 			MaxPollers:  1,
 			MaxSettling: 1,
 			OnError:     func(error) {},
-			Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+			Handler: func(_ context.Context, task intake.Task) error {
 				mu.Lock()
 				runs[task.ID()]++
 				mu.Unlock()

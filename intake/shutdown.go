@@ -4,9 +4,10 @@ import "context"
 
 // Shutdown stops the worker gracefully: it stops polling (polls in flight
 // are cancelled), returns to the source the tasks polled but not started
-// (Nack with no delay), and waits for the running tasks to finish and be
-// settled. Then every slot the worker reserved has been released, and it
-// returns nil.
+// (HandBack, or Nack with no delay), and waits for the running tasks to
+// finish and be settled. Then every slot the worker reserved has been
+// released, and it returns nil, or the error the worker failed with
+// (ErrFailed) if it had stopped by itself.
 //
 // If ctx ends first, Shutdown cancels the handlers' context and returns
 // ctx.Err() without waiting further: the handlers still running keep
@@ -15,8 +16,8 @@ import "context"
 // task back (see Handler) instead of counting a failure.
 // Shutdown may be called more than once, and after Close.
 //
-// Shutdown does not close the pool or the source: they belong to the
-// caller, and must outlive the worker.
+// Shutdown does not close the source: it belongs to the caller, and must
+// outlive the worker.
 func (w *Worker) Shutdown(ctx context.Context) error {
 	w.stop()
 	select {
@@ -35,7 +36,7 @@ func (w *Worker) Shutdown(ctx context.Context) error {
 	if w.heartbeatDone != nil {
 		<-w.heartbeatDone // it exits once the registry is quiet
 	}
-	return nil
+	return w.err()
 }
 
 // Close stops the worker at once: it stops polling, cancels the handlers'
@@ -65,23 +66,22 @@ func (w *Worker) stop() {
 	})
 }
 
-// reclaim hands back the tasks of rs that the pool has not started, then
-// calls then, if it is not nil.
-func (w *Worker) reclaim(rs []*inflight, then func()) {
-	rest, done := rs, false
+// reclaim hands back the deliveries of ds not yet started, then calls
+// then, if it is not nil. If the source ends the goroutine handing one
+// back (runtime.Goexit: the worker fails, see call), the caller never
+// returns, but the rest still go back, from a new goroutine, and then
+// comes what the caller had left to do.
+func (w *Worker) reclaim(ds []*delivery, then func()) {
+	rest, done := ds, false
 	defer func() {
-		// The supplier ended this goroutine handing a task back (see
-		// releaseSlot): this goroutine's caller (a Shutdown, say) never
-		// returns, but the tasks after that one still go back, from a new
-		// goroutine, and then comes what the caller had left to do.
 		if !done {
 			go w.reclaim(rest, then)
 		}
 	}()
 	for len(rest) > 0 {
-		r := rest[0]
-		rest = rest[1:] // before: handing r back is done even if it never returns
-		w.handBack(r)   // only if the pool has not started it
+		d := rest[0]
+		rest = rest[1:] // before: handing d back is done even if it never returns
+		d.handBack()    // only if it has not started
 	}
 	done = true
 	if then != nil {

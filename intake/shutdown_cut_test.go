@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -21,9 +20,8 @@ func TestShutdownDeadlineDoesNotTerminateCutShortTasks(t *testing.T) {
 	w, err := intake.New(intake.Config{
 		Source:        q,
 		Supplier:      slots.NewFixed(2),
-		Pool:          newPool(t, 2),
 		MaxDeliveries: 1,
-		Handler: func(ctx context.Context, _ *scheduler.Worker, _ intake.Task) error {
+		Handler: func(ctx context.Context, _ intake.Task) error {
 			<-ctx.Done()
 			return ctx.Err()
 		},

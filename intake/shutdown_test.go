@@ -2,13 +2,13 @@ package intake_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	"github.com/weftrt/weft/intake/intaketest"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 	"go.uber.org/goleak"
 )
@@ -23,8 +23,7 @@ func TestShutdownWaitsForRunningTasks(t *testing.T) {
 	w, err := intake.New(intake.Config{
 		Source:   l.Source(q),
 		Supplier: l.Supplier(slots.NewFixed(4)),
-		Pool:     newPool(t, 4),
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			<-release
 			return nil
 		},
@@ -53,39 +52,40 @@ func TestShutdownWaitsForRunningTasks(t *testing.T) {
 	require.Zero(t, l.Stats().Out, "every permit released")
 }
 
-// Tasks polled but still queued in a busy pool when Shutdown comes are
-// returned to the source unrun, without waiting for the pool.
-func TestShutdownReturnsTasksQueuedInThePool(t *testing.T) {
-	pool := newPool(t, 1)
-	busy, unblock := make(chan struct{}), make(chan struct{})
-	require.NoError(t, pool.Spawn(context.Background(), func(*scheduler.Worker) {
-		close(busy)
-		<-unblock
-	}))
-	<-busy
-	defer close(unblock)
-
+// Tasks polled but waiting in their key's line behind a running task
+// when Shutdown comes are returned to the source unrun, in order; the
+// running one finishes and is acknowledged.
+func TestShutdownReturnsTasksWaitingInTheirLine(t *testing.T) {
 	q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: 5 * time.Millisecond})
+	src := &keyAll{Source: q, key: "k"} // every task has key k: one runs, the others wait
 	putN(q, 5)
+	running, release := make(chan struct{}), make(chan struct{})
+	var started atomic.Int32
 	w, err := intake.New(intake.Config{
-		Source:   q,
+		Source:   src,
 		Supplier: slots.NewFixed(8),
-		Pool:     pool,
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
-			t.Error("a task ran")
+		Handler: func(context.Context, intake.Task) error {
+			if started.Add(1) == 1 {
+				close(running)
+				<-release
+			}
 			return nil
 		},
 	})
 	require.NoError(t, err)
+	<-running
 	eventually(t, 5*time.Second, func() bool { return w.Stats().Received == 5 }, "5 polled")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	require.NoError(t, w.Shutdown(ctx))
+	done := make(chan error, 1)
+	go func() { done <- w.Shutdown(context.Background()) }()
+	eventually(t, 5*time.Second, func() bool { return w.Stats().HandedBack == 4 }, "4 handed back")
+	close(release)
+	require.NoError(t, <-done)
 	s := w.Stats()
-	require.EqualValues(t, 5, s.HandedBack)
-	require.Zero(t, s.Started)
-	require.EqualValues(t, 5, q.Backlog())
+	require.EqualValues(t, 4, s.HandedBack)
+	require.EqualValues(t, 1, s.Started)
+	require.EqualValues(t, 1, started.Load())
+	require.EqualValues(t, 4, q.Backlog())
 	require.True(t, slotsIdle(w))
 }
 
@@ -98,9 +98,8 @@ func TestShutdownDeadline(t *testing.T) {
 	w, err := intake.New(intake.Config{
 		Source:   q,
 		Supplier: slots.NewFixed(2),
-		Pool:     newPool(t, 2),
 		Backoff:  noDelay,
-		Handler: func(ctx context.Context, _ *scheduler.Worker, _ intake.Task) error {
+		Handler: func(ctx context.Context, _ intake.Task) error {
 			<-ctx.Done()
 			return ctx.Err()
 		},
@@ -124,8 +123,7 @@ func TestCloseIsImmediate(t *testing.T) {
 	w, err := intake.New(intake.Config{
 		Source:   q,
 		Supplier: slots.NewFixed(2),
-		Pool:     newPool(t, 2),
-		Handler: func(ctx context.Context, _ *scheduler.Worker, _ intake.Task) error {
+		Handler: func(ctx context.Context, _ intake.Task) error {
 			<-ctx.Done()
 			<-hold // still running once Close has returned
 			defer func() { returned <- struct{}{} }()
@@ -159,12 +157,11 @@ func TestCloseIsImmediate(t *testing.T) {
 func TestShutdownGivingUpLeavesNoGoroutine(t *testing.T) {
 	q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: 50 * time.Millisecond})
 	putN(q, 1)
-	pool := newPool(t, 2)
 	before := goleak.IgnoreCurrent()
 	release := make(chan struct{})
 	w, err := intake.New(intake.Config{
-		Source: q, Pool: pool, Heartbeat: 10 * time.Millisecond,
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Source: q, Heartbeat: 10 * time.Millisecond,
+		Handler: func(context.Context, intake.Task) error {
 			<-release
 			return nil
 		},
@@ -188,3 +185,24 @@ func TestShutdownGivingUpLeavesNoGoroutine(t *testing.T) {
 	}
 	require.NoError(t, leaks)
 }
+
+// keyAll gives every task of its source the same key.
+type keyAll struct {
+	intake.Source
+	key string
+}
+
+func (k *keyAll) Poll(ctx context.Context, n int) ([]intake.Task, error) {
+	tasks, err := k.Source.Poll(ctx, n)
+	for i, t := range tasks {
+		tasks[i] = keyedTask{Task: t, key: k.key}
+	}
+	return tasks, err
+}
+
+type keyedTask struct {
+	intake.Task
+	key string
+}
+
+func (k keyedTask) Key() string { return k.key }

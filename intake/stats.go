@@ -45,6 +45,10 @@ type Stats struct {
 	SettleErrors uint64
 	Heartbeats   uint64 // InProgress calls made for long tasks
 
+	// Err is why the worker stopped by itself, or nil: user code other
+	// than a handler called runtime.Goexit (it wraps ErrFailed).
+	Err error
+
 	// Backlog is the source's count of tasks waiting to be delivered, or
 	// -1 if the source does not say (it is not a Backlogger).
 	Backlog int64
@@ -64,7 +68,7 @@ type counters struct {
 
 	received, redelivered, started, acked, nacked atomic.Uint64
 	terminated, handedBack, failed, panics        atomic.Uint64
-	settleErrors, heartbeats                      atomic.Uint64
+	settleErrors, heartbeats, failures            atomic.Uint64
 	settling                                      atomic.Int64
 }
 
@@ -109,6 +113,7 @@ func (w *Worker) Stats() Stats {
 		SettleErrors:    c.settleErrors.Load(),
 		Heartbeats:      c.heartbeats.Load(),
 		Backlog:         -1,
+		Err:             w.err(),
 	}
 	s.Pollers, s.PollerTarget = w.scaler.counts()
 	if b, ok := w.cfg.Source.(Backlogger); ok {

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	"github.com/weftrt/weft/intake/intaketest"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -35,15 +34,15 @@ func TestSlotInvariantUnderStress(t *testing.T) {
 	var mu sync.Mutex
 	acked := make(map[string]int)
 	w := newWorker(t, intake.Config{
-		Source:     l.Source(q),
-		Supplier:   l.Supplier(slots.NewFixed(maxSlots)),
-		Pool:       newPool(t, maxSlots+4), // slots, not pool workers, bound what runs
+		Source:   l.Source(q),
+		Supplier: l.Supplier(slots.NewFixed(maxSlots)),
+		// slots, not pool workers, bound what runs
 		MinPollers: 1,
 		MaxPollers: 4,
 		MaxBatch:   3,
 		Backoff:    intake.Exponential(100*time.Microsecond, time.Millisecond),
 		OnError:    func(error) {},
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			r := running.Add(1)
 			defer running.Add(-1)
 			for p := peakRunning.Load(); r > p && !peakRunning.CompareAndSwap(p, r); p = peakRunning.Load() {

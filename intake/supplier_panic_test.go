@@ -44,9 +44,9 @@ func runWithPanickySupplier(t *testing.T, sup *panickySupplier) {
 	q := intake.NewMemQueue(intake.MemQueueConfig{})
 	var ran atomic.Int32
 	w, err := intake.New(intake.Config{
-		Source: q, Supplier: sup, Pool: pool, Backoff: intake.Exponential(0, 0),
+		Source: q, Supplier: sup, Backoff: intake.Exponential(0, 0),
 		OnError: func(err error) { t.Logf("worker: %v", err) },
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			ran.Add(1)
 			return nil
 		},

@@ -84,11 +84,7 @@ func TestUnreadableTaskIsBackedOffAndTerminated(t *testing.T) {
 		reason   string
 	}{
 		{"KeyPanics", "Key", false, nil, []int{1, 2}, "its Key panicked: cannot read Key, on delivery 3 of at most 3"},
-		{"KeyGoexits", "Key", true, nil, []int{1, 2}, "its Key called runtime.Goexit, on delivery 3 of at most 3"},
-		{"KeyGoexitsThenBackoffGoexits", "Key", true, newTrap(false), []int{1, 2}, "its Key called runtime.Goexit, on delivery 3 of at most 3"},
-		{"KeyPanicsThenBackoffGoexits", "Key", false, newTrap(false), []int{1, 2}, "its Key panicked: cannot read Key, on delivery 3 of at most 3"},
 		{"DeliveriesPanics", "Deliveries", false, nil, []int{1, 1, 1, 1}, ""},
-		{"DeliveriesGoexits", "Deliveries", true, nil, []int{1, 1, 1, 1}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			q := intake.NewMemQueue(intake.MemQueueConfig{})
@@ -105,8 +101,7 @@ func TestUnreadableTaskIsBackedOffAndTerminated(t *testing.T) {
 			var backoffs []int
 			var reports, backoffReports counter
 			w := newWorker(t, intake.Config{
-				Source: src, Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
-				MaxPollers: 1, MaxDeliveries: limit, Handler: mustNotRun(t),
+				Source: src, Supplier: slots.NewFixed(2), MaxPollers: 1, MaxDeliveries: limit, Handler: mustNotRun(t),
 				Backoff: func(n int) time.Duration {
 					mu.Lock()
 					backoffs = append(backoffs, n)

@@ -2,13 +2,11 @@ package intake
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
 	"github.com/weftrt/weft/internal/core"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -56,6 +54,10 @@ type Worker struct {
 
 	heartbeatDone chan struct{} // closed when the heartbeat goroutine exits; nil: none
 	stopOnce      sync.Once
+
+	// failure is the error the worker failed with (see fail), set once;
+	// nil while it has not failed.
+	failure atomic.Pointer[error]
 }
 
 type pollEpoch struct {
@@ -86,7 +88,7 @@ func New(cfg Config) (*Worker, error) {
 	w.scaler.init(cfg.MinPollers, cfg.MaxPollers, cfg.MaxBatch)
 	if cfg.Heartbeat > 0 {
 		w.heartbeatDone = make(chan struct{})
-		go w.heartbeat(w.scaler.done, nil) // after scaler.init
+		go w.heartbeat(w.scaler.done) // after scaler.init
 	}
 	for range cfg.MinPollers {
 		w.scaler.enter()
@@ -141,6 +143,30 @@ func (w *Worker) currentEpoch() *pollEpoch {
 	return w.epoch
 }
 
+// haltedBack ends ep, the epoch of a poll one of whose tasks is about to
+// go back unrun because the worker is halted (or because the supplier
+// failed marking its slot: see markUsed), if no Pause has ended it:
+// the supplier was paused directly (a Pauseable shared with others), not
+// with Worker.Pause, or the task saw the pause before Pause ended the
+// epoch. Then a Resume may come before the poll's later tasks are
+// dispatched or started, and with the epoch still live one of them could
+// run before the task handed back, which its source delivers again. It
+// is called before the hand-back, so that every task of the poll not yet
+// dispatched by then sees the epoch ended (dispatch). Like a Pause,
+// it ends the polls in flight of that epoch: tasks they bring would go
+// back too.
+func (w *Worker) haltedBack(ep *pollEpoch) {
+	if ep.ctx.Err() != nil {
+		return // ended by a Pause (which began the next epoch) or a stop
+	}
+	w.epochMu.Lock()
+	defer w.epochMu.Unlock()
+	ep.cancel(slots.ErrPaused)
+	if w.epoch == ep {
+		w.epoch = newPollEpoch(w.pollCtx)
+	}
+}
+
 // report passes an error the worker handled to Config.OnError.
 //
 // OnError runs on a goroutine of its own, which report waits for. The
@@ -151,8 +177,8 @@ func (w *Worker) currentEpoch() *pollEpoch {
 // the rest. Isolating the hook costs a goroutine per error reported, on
 // error paths only; a continuation (see releaseSlot) at each of report's
 // callers would cost every one of them. An OnError that calls Goexit is
-// told so, once; a panic in it is raised again, as a *scheduler.Panic
-// carrying the value and the hook's stack, but not here (see raise).
+// told so, once; a panic in it crashes the program, as a panic in a
+// goroutine does, but not from here (see raise).
 //
 // A taskError's task ID is read here, isolated too: Task.ID is the
 // source's code.
@@ -176,30 +202,13 @@ func (w *Worker) report(err error) {
 	}
 }
 
-// raise passes on a panic of OnError's as a panic of a task Spawned on
-// the worker's pool: to the pool's panic handler
-// (scheduler.WithPanicHandler), or, with none, to a crash of the program.
-// Never on report's caller: it is in the middle of the worker's
-// bookkeeping, and a panic unwound through it, then recovered (by the
-// pool's panic handler, on a pool worker, or by a caller of Shutdown),
-// would leave a slot held, a task unsettled or a settlement's room taken,
-// and Shutdown waiting for ever.
+// raise crashes the program with a panic of OnError's, as a panic in any
+// goroutine's code does in Go, from a goroutine of its own: never on
+// report's caller, which is in the middle of the worker's bookkeeping.
+// Unwound through it and recovered by a caller (of Shutdown, say), the
+// panic would leave a slot held or a task unsettled.
 func (w *Worker) raise(pan *core.Panic) {
-	job := func(*scheduler.Worker) { panic(pan) }
-	switch err := w.cfg.Pool.TrySpawn(job); {
-	case err == nil:
-	case errors.Is(err, scheduler.ErrClosed):
-		// No handler to take it: crash rather than let it vanish.
-		go core.Repanic(pan)
-	default:
-		// The pool's door is full: wait for a slot, but not here, where
-		// a pool worker may hold one itself.
-		go func() {
-			if w.cfg.Pool.Spawn(context.Background(), job) != nil {
-				panic(pan)
-			}
-		}()
-	}
+	go core.Repanic(&core.Panic{Value: fmt.Sprintf("weft/intake: Config.OnError panicked: %v", pan.Value), Stack: pan.Stack})
 }
 
 // isolated runs f on a goroutine of its own and waits for it to end. It

@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -24,8 +23,7 @@ func TestEveryTaskRunsAndIsAcked(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:   q,
 		Supplier: slots.NewFixed(4),
-		Pool:     newPool(t, 2),
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			mu.Lock()
 			seen[string(task.Payload())]++
 			mu.Unlock()
@@ -51,7 +49,7 @@ func TestEveryTaskRunsAndIsAcked(t *testing.T) {
 // TestConfigIsChecked: every refusal wraps ErrConfig and names the field,
 // the value given and what is allowed.
 func TestConfigIsChecked(t *testing.T) {
-	h := func(context.Context, *scheduler.Worker, intake.Task) error { return nil }
+	h := func(context.Context, intake.Task) error { return nil }
 	for name, c := range map[string]struct {
 		cfg  intake.Config
 		want []string
@@ -78,7 +76,7 @@ func TestConfigIsChecked(t *testing.T) {
 // when the first poll ran (a batch too large to allocate) are refused by
 // New, with the field and the value in the error.
 func TestConfigRefusesValuesThatCannotBeRight(t *testing.T) {
-	h := func(context.Context, *scheduler.Worker, intake.Task) error { return nil }
+	h := func(context.Context, intake.Task) error { return nil }
 	for want, cfg := range map[string]intake.Config{
 		"SettleTimeout -1s":   {Handler: h, SettleTimeout: -time.Second},
 		"MaxBatch 65537":      {Handler: h, MaxBatch: intake.MaxBatchLimit + 1},
@@ -97,7 +95,7 @@ func TestConfigRefusesValuesThatCannotBeRight(t *testing.T) {
 func TestDefaults(t *testing.T) {
 	done := make(chan string, 1)
 	w := newWorker(t, intake.Config{
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			done <- string(task.Payload())
 			return nil
 		},
@@ -115,8 +113,7 @@ func TestOwnPauseableIsUsed(t *testing.T) {
 	ps := slots.NewPauseable(slots.NewFixed(2))
 	w := newWorker(t, intake.Config{
 		Supplier: ps,
-		Pool:     newPool(t, 1),
-		Handler:  func(context.Context, *scheduler.Worker, intake.Task) error { return nil },
+		Handler:  func(context.Context, intake.Task) error { return nil },
 	})
 	ps.Pause(slots.PauseOptions{})
 	require.True(t, w.Paused())
@@ -131,8 +128,7 @@ func TestBacklogPerFreeSlot(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:   q,
 		Supplier: slots.NewFixed(4),
-		Pool:     newPool(t, 4),
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			<-release
 			return nil
 		},
@@ -155,8 +151,7 @@ func TestExtraTasksAreReturned(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:   src,
 		Supplier: slots.NewFixed(1),
-		Pool:     newPool(t, 1),
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			ran <- task.ID()
 			return nil
 		},

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -184,14 +183,13 @@ func TestAsyncAckFailureIsReported(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:   src,
 		Supplier: slots.NewFixed(1),
-		Pool:     newPool(t, 1),
 		OnError: func(err error) {
 			select {
 			case reported <- err:
 			default:
 			}
 		},
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			close(started)
 			<-release
 			return nil

@@ -117,9 +117,8 @@ func runWorkerWith(tb testing.TB, src *weftjs.Source, pool *scheduler.Pool, n, m
 	w, err := intake.New(intake.Config{
 		Source:     src,
 		Supplier:   slots.NewFixed(benchSlots),
-		Pool:       pool,
 		MaxPollers: maxPollers,
-		Handler: func(_ context.Context, _ *scheduler.Worker, t intake.Task) error {
+		Handler: func(_ context.Context, t intake.Task) error {
 			work(t.Payload())
 			return nil
 		},

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -51,14 +50,13 @@ func TestRunEndsWhenTheConnectionClosesForGood(t *testing.T) {
 	go func() {
 		done <- weftjs.Run(context.Background(), src, intake.Config{
 			Supplier:    slots.NewFixed(2),
-			Pool:        newPool(t, 2),
 			PollBackoff: intake.Exponential(10*time.Millisecond, 50*time.Millisecond),
 			OnError: func(err error) {
 				if errors.Is(err, weftjs.ErrConnClosed) {
 					heard.Store(err)
 				}
 			},
-			Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+			Handler: func(context.Context, intake.Task) error {
 				acked.Add(1)
 				return nil
 			},

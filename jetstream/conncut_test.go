@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -57,12 +56,11 @@ func TestPollCutByConnectionDropCountsNoDelivery(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:      src,
 		Supplier:    slots.NewFixed(8),
-		Pool:        newPool(t, 4),
 		MinPollers:  1,
 		MaxPollers:  1,
 		PollBackoff: func(int) time.Duration { return 20 * time.Millisecond },
 		OnError:     func(error) {},
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			mu.Lock()
 			if _, ok := first[string(task.Payload())]; !ok {
 				first[string(task.Payload())] = task.Deliveries()

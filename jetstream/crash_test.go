@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -156,18 +155,17 @@ func union(a, b map[string]int) map[string]int {
 }
 
 // childEnd is what a child worker process starts with: the log it
-// writes, the SIGTERM it stops on, its connection, source and pool.
+// writes, the SIGTERM it stops on, its connection and source.
 type childEnd struct {
 	log  *os.File
 	term chan os.Signal
 	nc   *nats.Conn
 	js   natsjs.JetStream
 	src  *weftjs.Source
-	pool *scheduler.Pool
 }
 
 // openChildEnd opens the log the parent named, catches SIGTERM, connects
-// to the parent's server, and makes a source with cfg and a pool.
+// to the parent's server, and makes a source with cfg.
 func openChildEnd(cfg weftjs.Config) (*childEnd, error) {
 	c, err := connectChild()
 	if err != nil {
@@ -180,14 +178,11 @@ func openChildEnd(cfg weftjs.Config) (*childEnd, error) {
 	return c, nil
 }
 
-// start makes c's source with cfg, and its pool.
+// start makes c's source with cfg.
 func (c *childEnd) start(cfg weftjs.Config) (err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if c.src, err = weftjs.NewSource(ctx, c.js, cfg); err != nil {
-		return err
-	}
-	c.pool, err = scheduler.New(scheduler.WithWorkers(2))
+	c.src, err = weftjs.NewSource(ctx, c.js, cfg)
 	return err
 }
 
@@ -211,9 +206,6 @@ func connectChild() (*childEnd, error) {
 }
 
 func (c *childEnd) close() {
-	if c.pool != nil {
-		c.pool.Close()
-	}
 	if c.src != nil {
 		c.src.Close()
 	}
@@ -236,17 +228,16 @@ func crashChild() int {
 		return fail(err)
 	}
 	defer c.close()
-	log, term, src, pool := c.log, c.term, c.src, c.pool
+	log, term, src := c.log, c.term, c.src
 	note := func(ev string, t intake.Task) { _, _ = log.WriteString(ev + " " + string(t.Payload()) + "\n") }
 	w, err := intake.New(intake.Config{
 		Source:      loggedSource{src, note},
 		Supplier:    slots.NewFixed(crashSlots),
 		MaxSettling: crashSettling,
-		Pool:        pool,
 		// The side effect (D) happens mid-task, as real tasks' do: a
 		// process killed after it and before the ack leaves a task that
 		// runs again.
-		Handler: func(_ context.Context, _ *scheduler.Worker, t intake.Task) error {
+		Handler: func(_ context.Context, t intake.Task) error {
 			note("S", t)
 			time.Sleep(250 * time.Microsecond)
 			note("D", t)

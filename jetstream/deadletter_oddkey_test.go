@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -62,7 +61,6 @@ func TestOddHeaderKeyTaskIsDeadLettered(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:        src,
 		Supplier:      slots.NewFixed(1),
-		Pool:          newPool(t, 1),
 		MaxDeliveries: 2,
 		Backoff:       intake.Exponential(time.Millisecond, time.Millisecond),
 		OnError: func(err error) {
@@ -72,7 +70,7 @@ func TestOddHeaderKeyTaskIsDeadLettered(t *testing.T) {
 				mu.Unlock()
 			}
 		},
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			return intake.Poison(errors.New("poison"))
 		},
 	})

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -18,9 +17,8 @@ import (
 func poisonAll(t *testing.T, src *weftjs.Source, want uint64) {
 	t.Helper()
 	w := newWorker(t, intake.Config{
-		Source: src, Supplier: slots.NewFixed(1), Pool: newPool(t, 1),
-		OnError: func(error) {},
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Source: src, Supplier: slots.NewFixed(1), OnError: func(error) {},
+		Handler: func(context.Context, intake.Task) error {
 			return intake.Poison(errors.New("poison"))
 		},
 	})

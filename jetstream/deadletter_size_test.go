@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -46,13 +45,12 @@ func TestTaskNearMaxPayloadIsDeadLetteredInPartsAndReplayed(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:   src,
 		Supplier: slots.NewFixed(1),
-		Pool:     newPool(t, 1),
 		OnError: func(err error) {
 			mu.Lock()
 			errs = append(errs, err)
 			mu.Unlock()
 		},
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			if fixed.Load() {
 				if !bytes.Equal(task.Payload(), payload) {
 					return intake.Poison(errors.New("replayed payload differs"))
@@ -114,7 +112,6 @@ func TestTaskTooLargeToDeadLetterIsKeptAndReported(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:   src,
 		Supplier: slots.NewFixed(1),
-		Pool:     newPool(t, 1),
 		OnError: func(err error) {
 			if errors.Is(err, weftjs.ErrDeadLetter) {
 				select {
@@ -123,7 +120,7 @@ func TestTaskTooLargeToDeadLetterIsKeptAndReported(t *testing.T) {
 				}
 			}
 		},
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			return intake.Poison(errors.New("cannot be done"))
 		},
 	})

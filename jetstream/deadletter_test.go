@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -40,7 +39,7 @@ func TestGivenUpTasksAreDeadLetteredAndReplayed(t *testing.T) {
 
 	var mu sync.Mutex
 	fixed := false
-	handler := func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+	handler := func(_ context.Context, task intake.Task) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if _, err := strconv.Atoi(string(task.Payload())); err != nil && !fixed {
@@ -51,7 +50,6 @@ func TestGivenUpTasksAreDeadLetteredAndReplayed(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:        src,
 		Supplier:      slots.NewFixed(8),
-		Pool:          newPool(t, 2),
 		MaxDeliveries: maxDeliver - 1,
 		Backoff:       intake.Exponential(10*time.Millisecond, 20*time.Millisecond),
 		OnError:       func(error) {},
@@ -109,13 +107,12 @@ func TestTerminateKeepsTaskWhenDeadLetterFails(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:   src,
 		Supplier: slots.NewFixed(1),
-		Pool:     newPool(t, 1),
 		OnError: func(err error) {
 			if errors.Is(err, weftjs.ErrDeadLetter) {
 				errs.Store("dead", err)
 			}
 		},
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			return intake.Poison(errors.New("cannot be done"))
 		},
 	})

@@ -20,6 +20,13 @@ var ErrConnClosed = errors.New("weft/jetstream: connection closed for good")
 // none.
 var ErrClosed = errors.New("weft/jetstream: source closed")
 
+// ErrBadKey is wrapped by the error PublishKeyed, PublishKeyedAsync and
+// Source.PublishKey return for a key no task can have, before anything is
+// sent: an empty key (a task without a key is published with Publish, to
+// the unkeyed subject) or one longer than MaxKeyLen. The message says
+// which.
+var ErrBadKey = errors.New("weft/jetstream: bad key")
+
 // ErrDeadLetter is wrapped by the error Terminate returns when the task
 // could not be stored in the dead-letter stream: the task is then not
 // terminated, and comes back after AckWait.

@@ -65,8 +65,7 @@ func Example_keyed() {
 	w, err := intake.New(intake.Config{
 		Source:   src,
 		Supplier: slots.NewFixed(4),
-		Pool:     pool,
-		Handler: func(_ context.Context, _ *scheduler.Worker, t intake.Task) error {
+		Handler: func(_ context.Context, t intake.Task) error {
 			defer handled.Done()
 			key := t.(intake.Keyed).Key()
 			mu.Lock()

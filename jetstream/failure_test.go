@@ -11,7 +11,6 @@ import (
 	"github.com/weftrt/weft/intake"
 	"github.com/weftrt/weft/intake/intaketest"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -34,11 +33,10 @@ func TestMalformedPayloadsAndPanics(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:        l.Source(src),
 		Supplier:      l.Supplier(slots.NewFixed(8)),
-		Pool:          newPool(t, 2),
 		MaxDeliveries: maxDeliver - 1,
 		Backoff:       intake.Exponential(10*time.Millisecond, 20*time.Millisecond),
 		OnError:       func(error) {},
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			n, err := strconv.Atoi(string(task.Payload()))
 			if err != nil {
 				return fmt.Errorf("malformed payload %q: %w", task.Payload(), err)

@@ -10,13 +10,12 @@ import (
 	"github.com/weftrt/weft/intake"
 	"github.com/weftrt/weft/intake/intaketest"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
-// A rolling deploy: six graceful restarts in a row, each of a worker that
-// polled every task and started none (its pool is busy), so that each
-// Shutdown hands all of them back. With MaxDeliver 5 and MaxDeliveries 4,
+// A rolling deploy: six restarts in a row, each of a worker that polled
+// every task and started none (it was paused as the poll came back), so
+// that each hands all of them back. With MaxDeliver 5 and MaxDeliveries 4,
 // as the README suggests, hand-backs that counted as deliveries would
 // have the fifth worker terminate healthy tasks that never ran. They do
 // not count: the last worker runs every task on its first counted
@@ -31,26 +30,21 @@ func TestHandBacksDoNotCountAsDeliveries(t *testing.T) {
 	publishN(t, js, src.Subject(), 0, n)
 
 	for round := range rounds {
-		pool := newPool(t, 1)
-		block, blocked := make(chan struct{}), make(chan struct{})
-		require.NoError(t, pool.Spawn(context.Background(), func(*scheduler.Worker) { close(blocked); <-block }))
-		<-blocked
 		l := intaketest.NewLedger(n)
+		sup := slots.NewPauseable(l.Supplier(slots.NewFixed(n)))
 		w, err := intake.New(intake.Config{
-			Source:        l.Source(src),
-			Supplier:      l.Supplier(slots.NewFixed(n)),
-			Pool:          pool,
+			Source:        &pauseOnPoll{Source: l.Source(src), sup: sup},
+			Supplier:      sup,
 			MaxDeliveries: maxDeliver - 1,
 			OnError:       func(error) {},
-			Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
-				t.Errorf("round %d: a task started in a pool that is busy", round)
+			Handler: func(context.Context, intake.Task) error {
+				t.Errorf("round %d: a task started in a paused worker", round)
 				return nil
 			},
 		})
 		require.NoError(t, err)
-		eventually(t, 10*time.Second, func() bool { return w.Stats().Received == n }, "round %d: every task polled", round)
+		eventually(t, 10*time.Second, func() bool { return w.Stats().HandedBack == n }, "round %d: every task handed back", round)
 		require.NoError(t, w.Shutdown(context.Background()))
-		close(block)
 		s := w.Stats()
 		require.EqualValues(t, n, s.HandedBack, "round %d", round)
 		require.Zero(t, s.Terminated, "round %d: a task that never ran was terminated", round)
@@ -63,9 +57,8 @@ func TestHandBacksDoNotCountAsDeliveries(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:        src,
 		Supplier:      slots.NewFixed(n),
-		Pool:          newPool(t, 2),
 		MaxDeliveries: maxDeliver - 1,
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			mu.Lock()
 			defer mu.Unlock()
 			seen[string(task.Payload())] = task.Deliveries()
@@ -79,4 +72,20 @@ func TestHandBacksDoNotCountAsDeliveries(t *testing.T) {
 	}
 	require.Len(t, seen, n)
 	require.Zero(t, streamMsgs(t, js, src.Config().Stream))
+}
+
+// pauseOnPoll pauses sup directly (not through the worker, so the poll in
+// flight goes on) as a poll comes back with tasks: the worker hands them
+// back unrun.
+type pauseOnPoll struct {
+	intake.Source
+	sup *slots.Pauseable
+}
+
+func (p *pauseOnPoll) Poll(ctx context.Context, n int) ([]intake.Task, error) {
+	tasks, err := p.Source.Poll(ctx, n)
+	if len(tasks) > 0 {
+		p.sup.Pause(slots.PauseOptions{})
+	}
+	return tasks, err
 }

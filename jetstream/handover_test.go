@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -45,7 +44,7 @@ func TestReassignedPartitionKeepsPinWhileItsTaskRuns(t *testing.T) {
 	running, overlaps := 0, 0
 	started, release := make(chan struct{}), make(chan struct{})
 	handler := func(who string) intake.Handler {
-		return func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		return func(_ context.Context, task intake.Task) error {
 			mu.Lock()
 			if running++; running > 1 {
 				overlaps++
@@ -63,15 +62,14 @@ func TestReassignedPartitionKeepsPinWhileItsTaskRuns(t *testing.T) {
 		}
 	}
 	w1 := newWorker(t, intake.Config{
-		Source: src1, Supplier: slots.NewFixed(1), Pool: newPool(t, 2),
-		Heartbeat: 300 * time.Millisecond, Handler: handler("a"),
+		Source: src1, Supplier: slots.NewFixed(1), Heartbeat: 300 * time.Millisecond, Handler: handler("a"),
 	})
 	<-started
 
 	cfg.MemberID = newcomer
 	src2 := newSource(t, connect(t, srv.url()), cfg)
 	defer src2.Close()
-	w2 := newWorker(t, intake.Config{Source: src2, Supplier: slots.NewFixed(1), Pool: newPool(t, 2), Handler: handler(newcomer)})
+	w2 := newWorker(t, intake.Config{Source: src2, Supplier: slots.NewFixed(1), Handler: handler(newcomer)})
 	eventually(t, 10*time.Second, func() bool {
 		return len(src2.OwnedPartitions()) == 1 && len(src1.OwnedPartitions()) == 0
 	}, "the partition assigned to the newcomer")

@@ -7,14 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	"github.com/weftrt/weft/intake/intaketest"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/jetstream/internal/embedded"
+	"github.com/weftrt/weft/jetstream/natstest"
 	"github.com/weftrt/weft/scheduler"
 )
 
@@ -24,7 +23,7 @@ type natsServer struct {
 	t    testing.TB
 	dir  string
 	port int
-	srv  *server.Server
+	srv  *natstest.Server
 }
 
 func startServer(t testing.TB) *natsServer {
@@ -37,15 +36,14 @@ func startServer(t testing.TB) *natsServer {
 
 func (s *natsServer) start() {
 	s.t.Helper()
-	srv, err := embedded.Start(s.dir, s.port)
+	srv, err := natstest.Start(context.Background(), natstest.Options{Dir: s.dir, Port: s.port})
 	require.NoError(s.t, err)
-	s.srv, s.port = srv, embedded.Port(srv)
+	s.srv, s.port = srv, srv.Port()
 }
 
 func (s *natsServer) stop() {
 	if s.srv != nil {
-		s.srv.Shutdown()
-		s.srv.WaitForShutdown()
+		require.NoError(s.t, s.srv.Shutdown(context.Background()))
 		s.srv = nil
 	}
 }

@@ -45,13 +45,13 @@ const MaxKeyLen = 1024
 // subject). It is injective, so two keys never share a token.
 var keyEncoding = base64.RawURLEncoding
 
-// checkKey refuses what cannot be a key.
+// checkKey refuses what cannot be a key, with ErrBadKey.
 func checkKey(key string) error {
 	switch {
 	case key == "":
-		return fmt.Errorf("%w: empty key: a task without a key is published with Publish, to the unkeyed subject", ErrConfig)
+		return fmt.Errorf("%w: the key is empty (publish a task without a key with Publish or Source.Publish, to the unkeyed subject)", ErrBadKey)
 	case len(key) > MaxKeyLen:
-		return fmt.Errorf("%w: key of %d bytes: want at most MaxKeyLen (%d) bytes", ErrConfig, len(key), MaxKeyLen)
+		return fmt.Errorf("%w: key of %d bytes: want at most MaxKeyLen (%d) bytes", ErrBadKey, len(key), MaxKeyLen)
 	}
 	return nil
 }
@@ -91,7 +91,8 @@ func partitionOfToken(tok string, n int) int {
 // stream set up with Config.Partitions puts it in the key's partition,
 // whose tasks one worker at a time runs, in publish order (see the
 // package doc, Keyed tasks). opts are nats.go's publish options
-// (natsjs.WithMsgID, say).
+// (natsjs.WithMsgID, say). An empty key, or one longer than MaxKeyLen,
+// is refused with ErrBadKey before anything is sent.
 func PublishKeyed(ctx context.Context, js natsjs.JetStream, prefix, key string, payload []byte, opts ...natsjs.PublishOpt) (*natsjs.PubAck, error) {
 	m, err := keyedMsg(prefix, key, payload)
 	if err != nil {

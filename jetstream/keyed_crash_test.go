@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -282,7 +281,7 @@ func keyedChild() int {
 	if err := c.start(cfg); err != nil {
 		return fail(err)
 	}
-	src, pool := c.src, c.pool
+	src := c.src
 	note := func(ev string, t intake.Task) {
 		key, seq, _ := strings.Cut(string(t.Payload()), "/")
 		_, _ = fmt.Fprintf(log, "%s %q %s %d %d\n", ev, key, seq, t.Deliveries(), time.Now().UnixNano())
@@ -291,8 +290,7 @@ func keyedChild() int {
 	go func() { <-term; stop() }()
 	err = weftjs.Run(rctx, src, intake.Config{
 		Supplier: slots.NewFixed(16),
-		Pool:     pool,
-		Handler: func(_ context.Context, _ *scheduler.Worker, t intake.Task) error {
+		Handler: func(_ context.Context, t intake.Task) error {
 			note("S", t)
 			for range 40 { // the task's work, between its start and its side effect
 				work(t.Payload())

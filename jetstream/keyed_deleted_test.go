@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -81,9 +80,8 @@ func TestKeyedWorkerStreamRecreated(t *testing.T) {
 	ctx := context.Background()
 	var done atomic.Int64
 	w := newWorker(t, intake.Config{
-		Source: src, Supplier: slots.NewFixed(4), Pool: newPool(t, 2),
-		PollBackoff: func(int) time.Duration { return 10 * time.Millisecond },
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Source: src, Supplier: slots.NewFixed(4), PollBackoff: func(int) time.Duration { return 10 * time.Millisecond },
+		Handler: func(context.Context, intake.Task) error {
 			done.Add(1)
 			return nil
 		},

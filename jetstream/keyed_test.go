@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -65,8 +64,7 @@ func TestKeyedOneWorker(t *testing.T) {
 	running := map[string]bool{}
 	var bad []string
 	w := newWorker(t, intake.Config{
-		Source: src, Supplier: slots.NewFixed(16), Pool: newPool(t, 4),
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Source: src, Supplier: slots.NewFixed(16), Handler: func(_ context.Context, task intake.Task) error {
 			key, seq := parseKeyed(t, task.Payload())
 			got := task.(intake.Keyed).Key()
 			mu.Lock()
@@ -137,8 +135,7 @@ func TestKeyedMessageWithoutTokenHeader(t *testing.T) {
 
 	keys := map[string]string{}
 	w := newWorker(t, intake.Config{
-		Source: src, Supplier: slots.NewFixed(4), Pool: newPool(t, 2),
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Source: src, Supplier: slots.NewFixed(4), Handler: func(_ context.Context, task intake.Task) error {
 			mu.Lock()
 			keys[string(task.Payload())] = task.(intake.Keyed).Key()
 			mu.Unlock()

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -62,8 +61,7 @@ func TestUnboundWorkerKeepsPinWhileItsTaskRuns(t *testing.T) {
 	let := func() { releaseOnce.Do(func() { close(release) }) }
 	defer let() // a failed check must not leave the task blocked
 	w := newWorker(t, intake.Config{
-		Source: src, Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Source: src, Supplier: slots.NewFixed(2), Handler: func(_ context.Context, task intake.Task) error {
 			if string(task.Payload()) == "0" {
 				close(started)
 				<-release

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -29,9 +28,8 @@ func TestHeartbeatsKeepLongTask(t *testing.T) {
 	w = newWorker(t, intake.Config{
 		Source:    src,
 		Supplier:  slots.NewFixed(2),
-		Pool:      newPool(t, 2),
 		Heartbeat: 100 * time.Millisecond,
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			runs.Add(1)
 			<-ready
 			// Held through 25 beats, a Heartbeat apart: about two and a
@@ -69,10 +67,9 @@ func TestAckWaitRedelivers(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:    src,
 		Supplier:  slots.NewFixed(2),
-		Pool:      newPool(t, 2),
 		Heartbeat: -1,
 		OnError:   func(error) {},
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			switch runs.Add(1) {
 			case 1:
 				<-secondRan // outlive the lease: held until the copy has run

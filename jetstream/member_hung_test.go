@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -102,7 +101,7 @@ func TestHungMemberBucketKeepsPins(t *testing.T) {
 	var releaseOnce sync.Once
 	let := func() { releaseOnce.Do(func() { close(release) }) }
 	defer let() // a failed check must not leave the task blocked
-	handler := func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+	handler := func(_ context.Context, task intake.Task) error {
 		if running.Add(1) > 1 {
 			overlaps.Add(1)
 		}
@@ -113,7 +112,7 @@ func TestHungMemberBucketKeepsPins(t *testing.T) {
 		}
 		return nil
 	}
-	w := newWorker(t, intake.Config{Source: src, Supplier: slots.NewFixed(1), Pool: newPool(t, 2), Handler: handler})
+	w := newWorker(t, intake.Config{Source: src, Supplier: slots.NewFixed(1), Handler: handler})
 	<-started
 	consumer := partitionConsumer(src, 0)
 	pin := pinnedClient(t, js, cfg.Stream, consumer)
@@ -123,7 +122,7 @@ func TestHungMemberBucketKeepsPins(t *testing.T) {
 	cfgB.MemberID, cfgB.OnError = other, func(error) {}
 	srcB := newSource(t, connect(t, srv.url()), cfgB)
 	defer srcB.Close()
-	wB := newWorker(t, intake.Config{Source: srcB, Supplier: slots.NewFixed(1), Pool: newPool(t, 2), Handler: handler})
+	wB := newWorker(t, intake.Config{Source: srcB, Supplier: slots.NewFixed(1), Handler: handler})
 	eventually(t, 10*time.Second, func() bool {
 		return len(src.OwnedPartitions()) == 1 && len(srcB.OwnedPartitions()) == 0
 	}, "the partition assigned to a")

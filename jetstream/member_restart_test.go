@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -38,7 +37,7 @@ func TestMembershipSurvivesServerRestart(t *testing.T) {
 	}
 	var mu sync.Mutex
 	done := map[string]int{}
-	handler := func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+	handler := func(_ context.Context, task intake.Task) error {
 		mu.Lock()
 		done[string(task.Payload())]++
 		mu.Unlock()
@@ -50,8 +49,8 @@ func TestMembershipSurvivesServerRestart(t *testing.T) {
 	srcA := newSource(t, jsA, cfgA)
 	srcB := newSource(t, jsB, cfgB)
 	defer srcB.Close()
-	wA := newWorker(t, intake.Config{Source: srcA, Supplier: slots.NewFixed(2), Pool: newPool(t, 2), Handler: handler, OnError: func(error) {}})
-	wB := newWorker(t, intake.Config{Source: srcB, Supplier: slots.NewFixed(2), Pool: newPool(t, 2), Handler: handler, OnError: func(error) {}})
+	wA := newWorker(t, intake.Config{Source: srcA, Supplier: slots.NewFixed(2), Handler: handler, OnError: func(error) {}})
+	wB := newWorker(t, intake.Config{Source: srcB, Supplier: slots.NewFixed(2), Handler: handler, OnError: func(error) {}})
 	eventually(t, 10*time.Second, func() bool {
 		return len(srcA.OwnedPartitions()) == 1 && len(srcB.OwnedPartitions()) == 1
 	}, "one partition each")

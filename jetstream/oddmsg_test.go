@@ -11,7 +11,6 @@ import (
 	"github.com/weftrt/weft/intake"
 	"github.com/weftrt/weft/intake/intaketest"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -48,10 +47,9 @@ func TestMessagesThatLookLikeStatusesAreTasks(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:        l.Source(src),
 		Supplier:      l.Supplier(slots.NewFixed(8)),
-		Pool:          newPool(t, 2),
 		MaxDeliveries: maxDeliver - 1,
 		OnError:       func(error) {},
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			mu.Lock()
 			defer mu.Unlock()
 			runs[task.ID()]++

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -44,7 +43,6 @@ func TestTerminateReasonIsBounded(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:        src,
 		Supplier:      slots.NewFixed(1),
-		Pool:          newPool(t, 1),
 		MaxDeliveries: 1,
 		OnError: func(err error) {
 			if strings.Contains(err.Error(), "goroutine") {
@@ -54,7 +52,7 @@ func TestTerminateReasonIsBounded(t *testing.T) {
 				}
 			}
 		},
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error { panic(huge) },
+		Handler: func(context.Context, intake.Task) error { panic(huge) },
 	})
 	var adv struct {
 		Reason string `json:"reason"`

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -37,10 +36,9 @@ func TestPollingResumesPromptlyAfterRestart(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:      src,
 		Supplier:    slots.NewFixed(4),
-		Pool:        newPool(t, 2),
 		PollBackoff: intake.Exponential(20*time.Millisecond, 100*time.Millisecond),
 		OnError:     func(error) {},
-		Handler:     func(context.Context, *scheduler.Worker, intake.Task) error { return nil },
+		Handler:     func(context.Context, intake.Task) error { return nil },
 	})
 	publishN(t, js, src.Subject(), 0, 10)
 	eventually(t, 10*time.Second, func() bool { return w.Stats().Acked == 10 }, "first tasks acked")

@@ -12,7 +12,6 @@ import (
 	"github.com/weftrt/weft/intake"
 	"github.com/weftrt/weft/intake/intaketest"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -37,10 +36,9 @@ func TestServerRestartMidRun(t *testing.T) {
 		Source:      l.Source(src),
 		Supplier:    l.Supplier(slots.NewFixed(maxSlots)),
 		MaxSettling: maxSettling,
-		Pool:        newPool(t, 2),
 		PollBackoff: intake.Exponential(20*time.Millisecond, 200*time.Millisecond),
 		OnError:     func(error) {},
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			time.Sleep(200 * time.Microsecond)
 			mu.Lock()
 			done[string(task.Payload())]++

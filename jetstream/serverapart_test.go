@@ -2,6 +2,7 @@ package weftjs_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/weftrt/weft/jetstream/internal/embedded"
+	"github.com/weftrt/weft/jetstream/natstest"
 )
 
 // BenchmarkKeyedVsUnkeyedServerApart is BenchmarkKeyedVsUnkeyed with the
@@ -93,20 +94,16 @@ func serverChild() int {
 		return 2
 	}
 	runtime.GOMAXPROCS(len(cpus))
-	dir, err := os.MkdirTemp("", "weftjs-server")
+	srv, err := natstest.Start(context.Background(), natstest.Options{}) // its own temporary store
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "server child:", err)
 		return 2
 	}
-	defer os.RemoveAll(dir)
-	srv, err := embedded.Start(dir, 0)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "server child:", err)
-		return 2
-	}
-	fmt.Printf("nats://127.0.0.1:%d\n", embedded.Port(srv))
+	fmt.Println(srv.URL())
 	_, _ = io.Copy(io.Discard, os.Stdin)
-	srv.Shutdown()
-	srv.WaitForShutdown()
+	if err := srv.Shutdown(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "server child:", err)
+		return 2
+	}
 	return 0
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/weftrt/weft/intake"
 	"github.com/weftrt/weft/intake/intaketest"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -26,15 +25,14 @@ func TestShutdownWithTasksInFlight(t *testing.T) {
 	defer src.Close()
 	publishN(t, js, src.Subject(), 0, n)
 
-	// One pool worker, busy with the first task: the others wait in the
-	// pool, polled but not started.
+	// Every task has one key: the first runs, the others wait in its
+	// line, polled but not started.
 	l := intaketest.NewLedger(8)
 	release, started := make(chan struct{}), make(chan struct{}, n)
 	w, err := intake.New(intake.Config{
-		Source:   l.Source(src),
+		Source:   sameKey{l.Source(src)},
 		Supplier: l.Supplier(slots.NewFixed(8)),
-		Pool:     newPool(t, 1),
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			started <- struct{}{}
 			<-release
 			return nil
@@ -66,8 +64,7 @@ func TestShutdownWithTasksInFlight(t *testing.T) {
 	w2 := newWorker(t, intake.Config{
 		Source:   src2,
 		Supplier: slots.NewFixed(8),
-		Pool:     newPool(t, 2),
-		Handler:  func(context.Context, *scheduler.Worker, intake.Task) error { return nil },
+		Handler:  func(context.Context, intake.Task) error { return nil },
 	})
 	eventually(t, 10*time.Second, func() bool { return w2.Stats().Acked == n-1 }, "the rest acked by a second worker")
 	// Handed back by republishing: a task that never ran comes back as a
@@ -88,8 +85,7 @@ func TestPauseResume(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:   src,
 		Supplier: slots.NewFixed(4),
-		Pool:     newPool(t, 2),
-		Handler:  func(context.Context, *scheduler.Worker, intake.Task) error { return nil },
+		Handler:  func(context.Context, intake.Task) error { return nil },
 	})
 	publishN(t, js, src.Subject(), 0, 10)
 	eventually(t, 10*time.Second, func() bool { return w.Stats().Acked == 10 }, "first 10 acked")
@@ -103,4 +99,24 @@ func TestPauseResume(t *testing.T) {
 	require.EqualValues(t, 10, w.Stats().Started)
 	w.Resume()
 	eventually(t, 10*time.Second, func() bool { return w.Stats().Acked == 20 }, "all 20 acked")
+}
+
+// sameKey gives every task of its source one key.
+type sameKey struct{ intake.Source }
+
+func (s sameKey) Poll(ctx context.Context, n int) ([]intake.Task, error) {
+	tasks, err := s.Source.Poll(ctx, n)
+	for i, t := range tasks {
+		tasks[i] = keyedTask{t}
+	}
+	return tasks, err
+}
+
+// keyedTask is a task with the key "k", handed back as its own is.
+type keyedTask struct{ intake.Task }
+
+func (keyedTask) Key() string { return "k" }
+
+func (k keyedTask) HandBack(ctx context.Context) error {
+	return k.Task.(intake.HandBacker).HandBack(ctx)
 }

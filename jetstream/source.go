@@ -451,7 +451,9 @@ func (s *Source) KeyedPrefix() string {
 }
 
 // PublishKey adds a task with key to the stream (see PublishKeyed) and
-// waits for the server to store it. The source must have Partitions.
+// waits for the server to store it. The source must have Partitions
+// (else ErrConfig), and the key must not be empty nor longer than
+// MaxKeyLen (else ErrBadKey: a task without a key goes with Publish).
 func (s *Source) PublishKey(ctx context.Context, key string, payload []byte) error {
 	if err := s.open("PublishKey"); err != nil {
 		return err

@@ -14,7 +14,6 @@ import (
 	"github.com/weftrt/weft/intake"
 	"github.com/weftrt/weft/intake/intaketest"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -42,12 +41,11 @@ func TestSlotInvariantUnderStress(t *testing.T) {
 	w := newWorker(t, intake.Config{
 		Source:     l.Source(src),
 		Supplier:   l.Supplier(slots.NewFixed(maxSlots)),
-		Pool:       newPool(t, maxSlots+4),
 		MaxPollers: 4,
 		MaxBatch:   5,
 		Backoff:    intake.Exponential(time.Millisecond, 5*time.Millisecond),
 		OnError:    func(error) {},
-		Handler: func(_ context.Context, _ *scheduler.Worker, task intake.Task) error {
+		Handler: func(_ context.Context, task intake.Task) error {
 			r := running.Add(1)
 			defer running.Add(-1)
 			for p := peak.Load(); r > p && !peak.CompareAndSwap(p, r); p = peak.Load() {

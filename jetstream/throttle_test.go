@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -80,11 +79,10 @@ func workerAtMaxAckPending(t *testing.T, src *weftjs.Source, maxAckPending int, 
 	w = newWorker(t, intake.Config{
 		Source:     src,
 		Supplier:   slots.NewFixed(8),
-		Pool:       newPool(t, 8),
 		MinPollers: 2,
 		MaxPollers: 2,
 		OnError:    onError,
-		Handler: func(context.Context, *scheduler.Worker, intake.Task) error {
+		Handler: func(context.Context, intake.Task) error {
 			<-held
 			return nil
 		},

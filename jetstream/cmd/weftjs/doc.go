@@ -9,6 +9,10 @@
 // and SIGTERM shut it down gracefully: the tasks running finish and are
 // acked, the rest go back to the stream.
 //
+// weftjs -h prints the usage text (usage.go). Flags that cannot work are
+// refused, naming the flag and its value, before anything starts
+// (options.validate, flags.go).
+//
 //	go run ./cmd/weftjs                          # embedded server, 20000 tasks
 //	go run ./cmd/weftjs -url nats://a:4222,nats://b:4222 -tasks 0
 //	go run ./cmd/weftjs replay -url nats://a:4222   # dead-lettered tasks back (replay.go)

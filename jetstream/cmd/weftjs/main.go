@@ -6,16 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/jetstream/internal/embedded"
-	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/jetstream/natstest"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -28,49 +25,13 @@ const (
 	demoConsumer = "weft_demo"
 )
 
-type options struct {
-	url      string
-	store    string
-	tasks    int
-	slots    int
-	work     time.Duration
-	stream   string
-	consumer string
-	ackWait  time.Duration
-	maxDeliv int
-	stay     bool
-	parts    int      // -partitions
-	keys     int      // -keys
-	check    bool     // -check-order
-	sec      secure   // credentials and TLS, as the nats CLI takes them
-	args     []string // arguments after the flags: none is wanted
-}
-
-func parseFlags() options {
-	var o options
-	flag.StringVar(&o.url, "url", "", "NATS server URLs, comma-separated (a cluster); empty: start a server in this process")
-	flag.StringVar(&o.store, "store", "", "JetStream store directory of the embedded server (default: a temporary one)")
-	flag.IntVar(&o.tasks, "tasks", 20000, "tasks to publish at start")
-	flag.IntVar(&o.slots, "slots", 16, "tasks polled or running at once")
-	flag.DurationVar(&o.work, "work", time.Millisecond, "simulated work per task")
-	flag.StringVar(&o.stream, "stream", demoStream, "work-queue stream (the demo's own: its handler only simulates work and acks what it takes, so never name a stream that holds real tasks)")
-	flag.StringVar(&o.consumer, "consumer", demoConsumer, "durable pull consumer, shared by all workers")
-	flag.DurationVar(&o.ackWait, "ackwait", 30*time.Second, "the consumer's AckWait: a task's lease")
-	flag.IntVar(&o.maxDeliv, "maxdeliver", 5, "the consumer's MaxDeliver; a task failing this often less one is terminated")
-	flag.BoolVar(&o.stay, "stay", false, "keep running once the published tasks are done")
-	flag.IntVar(&o.parts, "partitions", 0, "partitions for keyed tasks (the stream's subject transform and one pinned consumer each; every worker must agree); 0: no keyed work")
-	flag.IntVar(&o.keys, "keys", 0, "publish the tasks over this many keys (task i gets key i mod keys); needs -partitions; 0: unkeyed")
-	flag.BoolVar(&o.check, "check-order", false, "check each key's tasks run in publish order and one at a time in this process, and count the runs that do not")
-	o.sec.register(flag.CommandLine)
-	flag.Parse()
-	o.sec.fromEnv(flag.CommandLine, os.LookupEnv)
-	o.args = flag.Args()
-	return o
-}
-
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "replay" { // see replay.go
-		if err := replayCmd(os.Args[2:], os.Stdout, os.Stderr); err != nil {
+		err := replayCmd(os.Args[2:], os.Stdout, os.Stderr)
+		if errors.Is(err, flag.ErrHelp) { // -h: the usage text was asked for
+			return
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "weftjs:", err)
 			os.Exit(1)
 		}
@@ -83,23 +44,8 @@ func main() {
 }
 
 func run(o options) error {
-	if len(o.args) > 0 {
-		return fmt.Errorf("unexpected argument %q: a subcommand (replay) comes first, before any flag", o.args[0])
-	}
-	if o.slots < 1 || o.slots > slots.MaxFixed {
-		return fmt.Errorf("-slots %d: want 1 to %d", o.slots, slots.MaxFixed)
-	}
-	if o.tasks < 0 {
-		return fmt.Errorf("-tasks %d: want >= 0 (0: publish none)", o.tasks)
-	}
-	if o.keys < 0 || o.parts < 0 {
-		return fmt.Errorf("-keys %d, -partitions %d: want >= 0", o.keys, o.parts)
-	}
-	if o.keys > 0 && o.parts == 0 {
-		return fmt.Errorf("-keys %d without -partitions: keyed tasks need a partitioned stream (say -partitions 8)", o.keys)
-	}
-	if o.check && o.keys == 0 {
-		return errors.New("-check-order without -keys: only keyed tasks have an order to check")
+	if err := o.validate(); err != nil {
+		return err
 	}
 	secOpts, err := o.sec.options(o.url != "")
 	if err != nil {
@@ -141,14 +87,6 @@ func run(o options) error {
 		return err
 	}
 
-	// The simulated work sleeps, as a task waiting on I/O would: each
-	// sleeping handler holds a pool worker, so the pool needs one per
-	// slot (a CPU-bound handler would do with GOMAXPROCS workers).
-	pool, err := scheduler.New(scheduler.WithName("weftjs"), scheduler.WithWorkers(max(o.slots, runtime.GOMAXPROCS(0))))
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
 	h := handler(o.work)
 	var order *orderCheck
 	if o.check {
@@ -158,7 +96,6 @@ func run(o options) error {
 	w, err := intake.New(intake.Config{
 		Source:        src,
 		Supplier:      slots.NewFixed(o.slots),
-		Pool:          pool,
 		MaxDeliveries: max(o.maxDeliv-1, 0),
 		Handler:       h,
 		OnError:       func(err error) { fmt.Fprintf(os.Stderr, "\n%v\n", err) },
@@ -190,26 +127,26 @@ func natsURL(o options) (string, func(), error) {
 	if o.url != "" {
 		return o.url, func() {}, nil
 	}
-	dir, cleanup := o.store, func() {}
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "weftjs-")
-		if err != nil {
-			return "", nil, err
-		}
-		dir, cleanup = tmp, func() { os.RemoveAll(tmp) }
-	}
-	srv, err := embedded.Start(dir, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv, err := startEmbedded(ctx, natstest.Options{Dir: o.store}) // no -store: its own temporary one
 	if err != nil {
-		cleanup()
 		return "", nil, err
 	}
-	fmt.Fprintf(os.Stderr, "embedded NATS server on %s, JetStream in %s\n", srv.ClientURL(), dir)
-	return srv.ClientURL(), func() { shutdown(srv); cleanup() }, nil
+	fmt.Fprintf(os.Stderr, "embedded NATS server on %s, JetStream in %s\n", srv.URL(), srv.Dir())
+	return srv.URL(), func() { shutdown(srv) }, nil
 }
 
-func shutdown(srv *server.Server) {
-	srv.Shutdown()
-	srv.WaitForShutdown()
+// startEmbedded starts the embedded server; tests replace it to see that
+// flags that cannot work are refused before it is called.
+var startEmbedded = natstest.Start
+
+func shutdown(srv *natstest.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "weftjs:", err)
+	}
 }
 
 // publish publishes n tasks, their payloads the numbers 0 .. n-1.
@@ -256,7 +193,7 @@ func publishBatched(ctx context.Context, n int, publish func(i int) (natsjs.PubA
 // handler simulates a task: it parses the payload (a malformed one is
 // poison) and works for d.
 func handler(d time.Duration) intake.Handler {
-	return func(ctx context.Context, _ *scheduler.Worker, t intake.Task) error {
+	return func(ctx context.Context, t intake.Task) error {
 		var n int
 		if _, err := fmt.Sscan(string(t.Payload()), &n); err != nil {
 			return intake.Poison(fmt.Errorf("payload %q is not a number", t.Payload()))

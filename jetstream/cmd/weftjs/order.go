@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/weftrt/weft/intake"
-	"github.com/weftrt/weft/scheduler"
 )
 
 // orderCheck counts, per key, the runs in this process that break the
@@ -34,14 +33,14 @@ func newOrderCheck(keys int) *orderCheck {
 }
 
 func (c *orderCheck) wrap(h intake.Handler) intake.Handler {
-	return func(ctx context.Context, w *scheduler.Worker, t intake.Task) error {
+	return func(ctx context.Context, t intake.Task) error {
 		key := ""
 		if k, ok := t.(intake.Keyed); ok {
 			key = k.Key()
 		}
 		i, err := strconv.Atoi(string(t.Payload()))
 		if key == "" || err != nil {
-			return h(ctx, w, t)
+			return h(ctx, t)
 		}
 		seq := i / c.keys
 		c.mu.Lock()
@@ -63,7 +62,7 @@ func (c *orderCheck) wrap(h intake.Handler) intake.Handler {
 			c.last[key] = seq
 		}
 		c.mu.Unlock()
-		err = h(ctx, w, t)
+		err = h(ctx, t)
 		c.mu.Lock()
 		c.running[key]--
 		c.mu.Unlock()

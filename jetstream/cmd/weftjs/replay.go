@@ -13,21 +13,11 @@ import (
 	weftjs "github.com/weftrt/weft/jetstream"
 )
 
-// replayUsage introduces the replay subcommand's flags.
-const replayUsage = `usage: weftjs replay -url URL [-stream WEFT_TASKS] [-dead NAME] [-n N] [credentials and TLS flags]
-
-Puts the tasks the workers gave up on back on the work queue: each record
-of the dead-letter stream (by default the stream's name followed by _DEAD)
-is published to the subject it came from, with its payload and headers and
-a fresh delivery count, then deleted from the dead-letter stream. Inspect
-the records first with: nats stream view WEFT_TASKS_DEAD
-`
-
 // replayCmd runs `weftjs replay`, with the arguments that follow it.
 func replayCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("weftjs replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, replayUsage); fs.PrintDefaults() }
+	fs.Usage = func() { printUsage(fs, replayUsage) }
 	url := fs.String("url", "", "NATS server URLs, comma-separated (required)")
 	stream := fs.String("stream", "WEFT_TASKS", "the work-queue stream the tasks were terminated from")
 	dead := fs.String("dead", "", "the dead-letter stream (default: the stream's name followed by _DEAD)")
@@ -45,6 +35,12 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("replay: unexpected argument %q", fs.Arg(0))
+	}
+	if *limit < 0 {
+		return fmt.Errorf("replay: -n %d: want >= 0 (0: all)", *limit)
+	}
+	if *timeout <= 0 {
+		return fmt.Errorf("replay: -timeout %v: want more than 0", *timeout)
 	}
 	opts, err := sec.options(true)
 	if err != nil {

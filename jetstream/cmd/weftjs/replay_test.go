@@ -10,16 +10,16 @@ import (
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 	weftjs "github.com/weftrt/weft/jetstream"
-	"github.com/weftrt/weft/jetstream/internal/embedded"
+	"github.com/weftrt/weft/jetstream/natstest"
 )
 
 // `weftjs replay` puts a dead-letter record back on the work queue, with
 // its payload and its own headers, and deletes the record.
 func TestReplaySubcommand(t *testing.T) {
-	srv, err := embedded.Start(t.TempDir(), 0)
+	srv, err := natstest.Start(t.Context(), natstest.Options{Dir: t.TempDir()})
 	require.NoError(t, err)
-	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
-	nc, err := nats.Connect(srv.ClientURL())
+	defer func() { require.NoError(t, srv.Shutdown(context.Background())) }()
+	nc, err := nats.Connect(srv.URL())
 	require.NoError(t, err)
 	defer nc.Close()
 	js, err := natsjs.New(nc)
@@ -43,7 +43,7 @@ func TestReplaySubcommand(t *testing.T) {
 	require.NoError(t, err)
 
 	var out, errOut bytes.Buffer
-	require.NoError(t, replayCmd([]string{"-url", srv.ClientURL(), "-stream", "JOBS"}, &out, &errOut), errOut.String())
+	require.NoError(t, replayCmd([]string{"-url", srv.URL(), "-stream", "JOBS"}, &out, &errOut), errOut.String())
 	require.Contains(t, out.String(), "replayed 1 task(s) from JOBS_DEAD")
 
 	jobs, err := js.Stream(ctx, "JOBS")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -307,35 +308,40 @@ var (
 	errPoll    = errors.New("source down")
 )
 
-func nop(context.Context, *scheduler.Worker, intake.Task) error { return nil }
+func nop(context.Context, intake.Task) error { return nil }
 
 // mustNotRun is a handler for tasks that must be returned unrun.
 func mustNotRun(t *testing.T) intake.Handler {
-	return func(context.Context, *scheduler.Worker, intake.Task) error {
+	return func(context.Context, intake.Task) error {
 		t.Error("a task ran that must not")
 		return nil
 	}
 }
 
+// onlyHooks skips, in a Goexit run (panics unset), the subtests whose
+// Goexit is not a hook's: those fail the worker now.
+func onlyHooks(t *testing.T, panics bool) {
+	t.Helper()
+	name := t.Name()
+	if !panics && !strings.Contains(name, "/OnError") && !strings.HasSuffix(name, "/ID") {
+		t.Skip("a Goexit here fails the worker: TestGoexitOutsideHandlerFailsTheWorker")
+	}
+}
+
 func notGoexit(err error) bool { return !errors.Is(err, scheduler.ErrGoexit) }
 
-// A source or hook that calls runtime.Goexit (t.FailNow, require.* in a
-// test's fake) in a call the worker makes ends the goroutine that made it;
-// what that goroutine still had to do goes on in another, and the call
-// fails as a panic in it would. Each subtest arms one Goexit at one such
-// call, and requires that Shutdown returns, every task is settled once
-// (or, where the Goexit cut its settlement short, counted among
-// SettleErrors), the figures are exact, no slot is held, and OnError heard
-// of the Goexit. Without that, the worker's books never balanced there
-// (Shutdown waited forever), a slot was lost, or the fault went unseen.
-func TestSourceGoexitHangsNothing(t *testing.T) { testSourceFaults(t, false) }
+// The hooks the worker calls on goroutines of their own, OnError and a
+// task's ID (read for a report), may call runtime.Goexit (t.FailNow,
+// require.* in a test's hook): it ends only that call, OnError hears of
+// it, and the worker goes on. (A Goexit in a source's or a supplier's
+// other code fails the worker: TestGoexitOutsideHandlerFailsTheWorker.)
+func TestHookGoexitHangsNothing(t *testing.T) { testSourceFaults(t, false) }
 
-// The same calls panicking: handled the same way (the settlements'
-// panics always were; Key, Deliveries, ID, Taken and the backoffs
-// crashed the process from the worker's goroutine). A Shutdown that
-// hands back a task whose HandBack panics returns, and a panic in
-// OnError goes to the pool's panic handler (TestOnErrorPanicHangsNothing;
-// these pools have none), so those subtests are left out.
+// A source's calls panicking: each call fails, reported, and the worker
+// goes on (the settlements' panics always did; Key, Deliveries, ID, Taken
+// and the backoffs once crashed the process from the worker's
+// goroutine). A panic in OnError crashes the program
+// (TestOnErrorPanicCrashes), so those subtests are left out.
 func TestSourcePanicHangsNothing(t *testing.T) { testSourceFaults(t, true) }
 
 func testSourceFaults(t *testing.T, panics bool) {
@@ -348,17 +354,17 @@ func testSourceFaults(t *testing.T, panics bool) {
 		settled settlements
 	}{
 		{"Ack", nop, figures{Received: 2, Started: 2, Acked: 1, SettleErrors: 1}, settlements{Acked: 1}},
-		{"Nack", func(context.Context, *scheduler.Worker, intake.Task) error { return errHandler },
+		{"Nack", func(context.Context, intake.Task) error { return errHandler },
 			figures{Received: 2, Started: 2, Nacked: 2, Failed: 2, SettleErrors: 1}, settlements{Nacked: 1}},
-		{"Terminate", func(context.Context, *scheduler.Worker, intake.Task) error { return intake.Poison(errHandler) },
+		{"Terminate", func(context.Context, intake.Task) error { return intake.Poison(errHandler) },
 			figures{Received: 2, Started: 2, Terminated: 1, Failed: 2, SettleErrors: 1}, settlements{Terminated: 1}},
 		{"AckAsync", nop, figures{Received: 2, Started: 2, Acked: 1, SettleErrors: 1}, settlements{Acked: 1}},
 	} {
 		t.Run(c.at, func(t *testing.T) {
+			onlyHooks(t, panics)
 			g := newGoexitCase(2, 0, c.at)
 			w := newWorker(t, intake.Config{
-				Source: newScriptSource(g.list(c.at == "AckAsync")...), Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
-				MaxPollers: 1, OnError: g.onError(t), Handler: c.handler,
+				Source: newScriptSource(g.list(c.at == "AckAsync")...), Supplier: slots.NewFixed(2), MaxPollers: 1, OnError: g.onError(t), Handler: c.handler,
 				Backoff: func(int) time.Duration { return 0 },
 			})
 			g.trap.wait(t)
@@ -373,13 +379,13 @@ func testSourceFaults(t *testing.T, panics bool) {
 	// A task delivered more often than MaxDeliveries, terminated unrun by
 	// the poller: its slot and record must still be released.
 	t.Run("TerminateUnrun", func(t *testing.T) {
+		onlyHooks(t, panics)
 		g := newGoexitCase(2, 0, "Terminate")
 		for _, k := range g.tasks {
 			k.deliveries = 3
 		}
 		w := newWorker(t, intake.Config{
-			Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(2), Pool: newPool(t, 1),
-			MaxPollers: 1, MaxDeliveries: 2, OnError: g.onError(t), Handler: mustNotRun(t),
+			Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(2), MaxPollers: 1, MaxDeliveries: 2, OnError: g.onError(t), Handler: mustNotRun(t),
 		})
 		g.trap.wait(t)
 		eventually(t, 10*time.Second, func() bool { return g.c.terminated.Load() == 1 }, "the other task terminated")
@@ -391,11 +397,11 @@ func testSourceFaults(t *testing.T, panics bool) {
 
 	// The tasks of a failed poll, handed back by the poller.
 	t.Run("HandBackOfFailedPoll", func(t *testing.T) {
+		onlyHooks(t, panics)
 		g := newGoexitCase(2, 0, "HandBack")
 		w := newWorker(t, intake.Config{
 			Source:   &seqSource{answers: []answer{{g.list(false), errPoll}}},
-			Supplier: slots.NewFixed(2), Pool: newPool(t, 1),
-			MaxPollers: 1, OnError: g.onError(t), Handler: mustNotRun(t),
+			Supplier: slots.NewFixed(2), MaxPollers: 1, OnError: g.onError(t), Handler: mustNotRun(t),
 		})
 		g.trap.wait(t)
 		eventually(t, 10*time.Second, func() bool { return g.c.handedBack.Load() == 1 }, "the other task handed back")
@@ -406,75 +412,47 @@ func testSourceFaults(t *testing.T, panics bool) {
 		requireReportedOnce(t, g)
 	})
 
-	// A task a pool worker found the worker paused for, handed back
-	// there: the task of its key behind it must be handed back too.
-	t.Run("HandBackOnPoolWorker", func(t *testing.T) {
-		g := newGoexitCase(2, 0, "HandBack")
+	// A task whose turn in its key's line finds the worker paused, handed
+	// back there: the task of its key behind it must be handed back too.
+	t.Run("HandBackInLine", func(t *testing.T) {
+		onlyHooks(t, panics)
+		g := newGoexitCase(3, 1, "HandBack")
 		for _, k := range g.tasks {
 			k.key = "k"
 		}
-		src := newScriptSource(g.list(false)...)
-		pool := newPool(t, 1)
-		release := blockPool(t, pool)
+		running, release := make(chan struct{}), make(chan struct{})
 		w := newWorker(t, intake.Config{
-			// A third slot for the second poll, which begins once the
-			// first poll's tasks are in.
-			Source: src, Supplier: slots.NewFixed(3), Pool: pool,
-			MaxPollers: 1, OnError: g.onError(t), Handler: mustNotRun(t),
+			Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(3), MaxPollers: 1, OnError: g.onError(t),
+			Handler: func(_ context.Context, task intake.Task) error {
+				if task.ID() != "0" {
+					t.Error("a task ran that must not")
+					return nil
+				}
+				close(running)
+				<-release
+				return nil
+			},
 		})
-		select {
-		case <-src.second: // 0 waits in the pool, 1 behind it in its key's line
-		case <-time.After(10 * time.Second): // a hang guard only
-			t.Fatal("the second poll never began")
-		}
+		<-running // 1 and 2 wait behind 0 in their key's line
+		eventually(t, 10*time.Second, func() bool { return w.Stats().Received == 3 }, "all three taken in")
 		w.Pause()
-		release()
+		close(release)
 		g.trap.wait(t)
-		eventually(t, 10*time.Second, func() bool { return g.c.handedBack.Load() == 1 }, "the other task handed back")
+		eventually(t, 10*time.Second, func() bool { return g.c.handedBack.Load() == 1 }, "the last task handed back")
 		shutdownInTime(t, w)
-		requireFigures(t, w, figures{Received: 2, HandedBack: 2, SettleErrors: 1})
-		require.Equal(t, settlements{HandedBack: 1}, g.c.get())
-		requireReportedOnce(t, g)
-	})
-
-	// Tasks a Shutdown hands back from its caller's goroutine: that call
-	// cannot return (its goroutine ends), but the other task still goes
-	// back, and another Shutdown returns.
-	t.Run("HandBackAtShutdown", func(t *testing.T) {
-		if panics {
-			t.Skip("Shutdown returns")
-		}
-		g := newGoexitCase(2, 0, "HandBack")
-		pool := newPool(t, 1)
-		blockPool(t, pool)
-		w := newWorker(t, intake.Config{
-			Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(2), Pool: pool,
-			MaxPollers: 1, OnError: g.onError(t), Handler: mustNotRun(t),
-		})
-		eventually(t, 10*time.Second, func() bool { return w.Stats().Received == 2 }, "both tasks polled")
-		returned, ended := false, make(chan struct{})
-		go func() {
-			defer close(ended)
-			_ = w.Shutdown(context.Background())
-			returned = true
-		}()
-		g.trap.wait(t)
-		<-ended
-		require.False(t, returned, "Shutdown returned on a goroutine that called runtime.Goexit")
-		eventually(t, 10*time.Second, func() bool { return g.c.handedBack.Load() == 1 }, "the other task handed back")
-		shutdownInTime(t, w)
-		requireFigures(t, w, figures{Received: 2, HandedBack: 2, SettleErrors: 1})
-		require.Equal(t, settlements{HandedBack: 1}, g.c.get())
+		requireFigures(t, w, figures{Received: 3, Started: 1, Acked: 1, HandedBack: 2, SettleErrors: 1})
+		require.Equal(t, settlements{Acked: 1, HandedBack: 1}, g.c.get())
 		requireReportedOnce(t, g)
 	})
 
 	// A task the source delivered beyond what the poll asked for, handed
 	// back by the poller: it still counts as received and handed back.
 	t.Run("HandBackOfExtraTask", func(t *testing.T) {
+		onlyHooks(t, panics)
 		g := newGoexitCase(2, 1, "HandBack")
 		w := newWorker(t, intake.Config{
-			Source:   &seqSource{answers: []answer{{tasks: g.list(false)}}},
-			Supplier: slots.NewFixed(1), Pool: newPool(t, 1), // MaxBatch 1
+			Source:     &seqSource{answers: []answer{{tasks: g.list(false)}}},
+			Supplier:   slots.NewFixed(1), // MaxBatch 1
 			MaxPollers: 1, OnError: g.onError(t), Handler: nop,
 		})
 		g.trap.wait(t)
@@ -488,14 +466,14 @@ func testSourceFaults(t *testing.T, panics bool) {
 	// A heartbeat: it fails as a panic would (a SettleError), and the
 	// heartbeat goes on beating both tasks.
 	t.Run("InProgress", func(t *testing.T) {
+		onlyHooks(t, panics)
 		g := newGoexitCase(2, 0, "InProgress")
 		gate := make(chan struct{})
 		var once sync.Once
 		open := func() { once.Do(func() { close(gate) }) }
 		w := newWorker(t, intake.Config{
-			Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
-			MaxPollers: 1, Heartbeat: 4 * time.Millisecond, OnError: g.onError(t),
-			Handler: func(context.Context, *scheduler.Worker, intake.Task) error { <-gate; return nil },
+			Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(2), MaxPollers: 1, Heartbeat: 4 * time.Millisecond, OnError: g.onError(t),
+			Handler: func(context.Context, intake.Task) error { <-gate; return nil },
 		})
 		t.Cleanup(open) // before the worker's and the pool's cleanups
 		g.trap.wait(t)
@@ -512,10 +490,10 @@ func testSourceFaults(t *testing.T, panics bool) {
 	// The poller tells each task of a poll it has taken it in: every
 	// task must be told, once.
 	t.Run("Taken", func(t *testing.T) {
+		onlyHooks(t, panics)
 		g := newGoexitCase(3, 0, "Taken")
 		w := newWorker(t, intake.Config{
-			Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(3), Pool: newPool(t, 2),
-			MaxPollers: 1, OnError: g.onError(t), Handler: nop,
+			Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(3), MaxPollers: 1, OnError: g.onError(t), Handler: nop,
 		})
 		g.trap.wait(t)
 		eventually(t, 10*time.Second, func() bool { return g.c.acked.Load() == 3 }, "all tasks acknowledged")
@@ -531,10 +509,11 @@ func testSourceFaults(t *testing.T, panics bool) {
 	// poll's own: the extra task after the one whose Taken failed must
 	// still be told.
 	t.Run("TakenOfExtraTask", func(t *testing.T) {
+		onlyHooks(t, panics)
 		g := newGoexitCase(3, 1, "Taken")
 		w := newWorker(t, intake.Config{
-			Source:   &seqSource{answers: []answer{{tasks: g.list(false)}}},
-			Supplier: slots.NewFixed(1), Pool: newPool(t, 1), // MaxBatch 1: 1 and 2 are extra
+			Source:     &seqSource{answers: []answer{{tasks: g.list(false)}}},
+			Supplier:   slots.NewFixed(1), // MaxBatch 1: 1 and 2 are extra
 			MaxPollers: 1, OnError: g.onError(t), Handler: nop,
 		})
 		g.trap.wait(t)
@@ -554,11 +533,11 @@ func testSourceFaults(t *testing.T, panics bool) {
 	// follows such a task through its redeliveries.)
 	for _, at := range []string{"Key", "Deliveries"} {
 		t.Run(at, func(t *testing.T) {
+			onlyHooks(t, panics)
 			g := newGoexitCase(2, 0, at)
 			g.tasks[0].key = "k"
 			w := newWorker(t, intake.Config{
-				Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
-				MaxPollers: 1, OnError: g.onError(t), Handler: nop,
+				Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(2), MaxPollers: 1, OnError: g.onError(t), Handler: nop,
 				Backoff: func(int) time.Duration { return 0 },
 			})
 			g.trap.wait(t)
@@ -574,11 +553,11 @@ func testSourceFaults(t *testing.T, panics bool) {
 	// ID, read for a report (here of a failed Ack): the report is still
 	// made, and the settlement ends.
 	t.Run("ID", func(t *testing.T) {
+		onlyHooks(t, panics)
 		g := newGoexitCase(2, 0, "ID")
 		g.tasks[0].ackErr = errAck
 		w := newWorker(t, intake.Config{
-			Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
-			MaxPollers: 1, OnError: g.onError(t), Handler: nop,
+			Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(2), MaxPollers: 1, OnError: g.onError(t), Handler: nop,
 		})
 		g.trap.wait(t)
 		eventually(t, 10*time.Second, func() bool { return g.c.acked.Load() == 1 }, "the other task acknowledged")
@@ -591,12 +570,12 @@ func testSourceFaults(t *testing.T, panics bool) {
 	// The Backoff of a failed task: the task is still returned (with the
 	// default delay), and the Backoff is not called again for it.
 	t.Run("Backoff", func(t *testing.T) {
+		onlyHooks(t, panics)
 		g := newGoexitCase(2, 0, "")
 		var calls backoffCalls
 		w := newWorker(t, intake.Config{
-			Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
-			MaxPollers: 1, OnError: g.onError(t), Backoff: calls.backoff(g.trap),
-			Handler: func(context.Context, *scheduler.Worker, intake.Task) error { return errHandler },
+			Source: newScriptSource(g.list(false)...), Supplier: slots.NewFixed(2), MaxPollers: 1, OnError: g.onError(t), Backoff: calls.backoff(g.trap),
+			Handler: func(context.Context, intake.Task) error { return errHandler },
 		})
 		g.trap.wait(t)
 		eventually(t, 10*time.Second, func() bool { return g.c.nacked.Load() == 2 }, "both tasks returned")
@@ -635,11 +614,11 @@ func testSourceFaults(t *testing.T, panics bool) {
 			nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			onlyHooks(t, panics)
 			g := newGoexitCase(2, 0, "")
 			var calls backoffCalls
 			cfg := intake.Config{
-				Source: c.source(g), Supplier: c.supplier(), Pool: newPool(t, 2),
-				MaxPollers: 1, OnError: g.onError(t), Handler: nop,
+				Source: c.source(g), Supplier: c.supplier(), MaxPollers: 1, OnError: g.onError(t), Handler: nop,
 			}
 			c.set(&cfg, calls.backoff(g.trap))
 			w := newWorker(t, cfg)
@@ -663,14 +642,14 @@ func testSourceFaults(t *testing.T, panics bool) {
 		async bool
 	}{{"OnErrorAfterFailedAck", false}, {"OnErrorInAckAsyncDone", true}} {
 		t.Run(c.name, func(t *testing.T) {
+			onlyHooks(t, panics)
 			if panics {
-				t.Skip("a panic in OnError goes to the pool's panic handler")
+				t.Skip("a panic in OnError crashes the program: TestOnErrorPanicCrashes")
 			}
 			g := newGoexitCase(2, 0, "")
 			g.tasks[0].ackErr = errAck
 			w := newWorker(t, intake.Config{
-				Source: newScriptSource(g.list(c.async)...), Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
-				MaxPollers: 1, OnError: g.onErrorTrap(t, notGoexit), Handler: nop,
+				Source: newScriptSource(g.list(c.async)...), Supplier: slots.NewFixed(2), MaxPollers: 1, OnError: g.onErrorTrap(t, notGoexit), Handler: nop,
 			})
 			g.trap.wait(t)
 			eventually(t, 10*time.Second, func() bool { return g.c.acked.Load() == 1 }, "the other task acknowledged")
@@ -684,15 +663,15 @@ func testSourceFaults(t *testing.T, panics bool) {
 	// OnError, told of a failed poll by the poller: the poller still
 	// backs off, with the failure counted (PollBackoff gets 1, then 2).
 	t.Run("OnErrorAfterFailedPoll", func(t *testing.T) {
+		onlyHooks(t, panics)
 		if panics {
-			t.Skip("a panic in OnError goes to the pool's panic handler")
+			t.Skip("a panic in OnError crashes the program: TestOnErrorPanicCrashes")
 		}
 		g := newGoexitCase(2, 0, "")
 		var calls backoffCalls
 		w := newWorker(t, intake.Config{
 			Source:   &seqSource{answers: []answer{{err: errPoll}, {err: errPoll}, {tasks: g.list(false)}}},
-			Supplier: slots.NewFixed(2), Pool: newPool(t, 2),
-			MaxPollers: 1, OnError: g.onErrorTrap(t, notGoexit), PollBackoff: calls.backoff(nil), Handler: nop,
+			Supplier: slots.NewFixed(2), MaxPollers: 1, OnError: g.onErrorTrap(t, notGoexit), PollBackoff: calls.backoff(nil), Handler: nop,
 		})
 		g.trap.wait(t)
 		eventually(t, 10*time.Second, func() bool { return g.c.acked.Load() == 2 }, "both tasks acknowledged")
