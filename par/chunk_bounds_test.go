@@ -25,9 +25,12 @@ func TestMinLenBoundsChunks(t *testing.T) {
 	defer p.Close()
 	for _, m := range []int{2, 3, 10, 64} {
 		for _, n := range []int{m + 1, 2*m - 1, 2 * m, 3*m + 1, 1000, 4099} {
-			for _, maxLen := range []int{0, m, m + 1, 2 * m} {
+			for _, maxLen := range []int{0, m, m + 1, 2 * m} { // 0: no MaxLen
 				name := fmt.Sprintf("MinLen(%d) MaxLen(%d) n=%d", m, maxLen, n)
-				opts := []par.Option{par.MinLen(m), par.MaxLen(maxLen)}
+				opts := []par.Option{par.MinLen(m)}
+				if maxLen > 0 {
+					opts = append(opts, par.MaxLen(maxLen))
+				}
 				var short, covered atomic.Int64
 				check := func(lo, hi int) {
 					covered.Add(int64(hi - lo))

@@ -30,8 +30,9 @@ func TestStressCoverageAndOrder(t *testing.T) {
 			opts = append(opts, par.MinLen(1+rng.IntN(40)))
 		case 2:
 			opts = append(opts, par.MaxLen(1+rng.IntN(40)))
-		case 3:
-			opts = append(opts, par.MinLen(1+rng.IntN(10)), par.MaxLen(1+rng.IntN(10)))
+		case 3: // MinLen over MaxLen panics (TestMinLenOverMaxLenPanics)
+			minLen := 1 + rng.IntN(10)
+			opts = append(opts, par.MinLen(minLen), par.MaxLen(minLen+rng.IntN(10)))
 		}
 		spin := rng.IntN(3) == 0
 		name := fmt.Sprintf("iter=%d n=%d lo=%d", iter, n, lo)

@@ -73,7 +73,10 @@
 //
 // The Err forms stop handing out chunks after the first error or once
 // their context is cancelled, wait for the chunks already running, and
-// return that error (or the context's cause). A panic in a body (or in
+// return that error (or the context's cause). A context that ends at any
+// time before the loop returns is reported, even in the last chunk, when
+// nothing is left to stop, and even for an empty loop; an error of the
+// body's that came first wins. A panic in a body (or in
 // combine) stops new chunks the same way and is re-raised, as a
 // *scheduler.Panic carrying the original value and stack, after the
 // running chunks have returned. Once a loop has stopped, combine is
@@ -86,5 +89,8 @@
 // ForEachSeq pulls an iter.Seq on the calling worker, which hands batches
 // of items to the pool as tasks (Rayon's par_bridge). Items are visited
 // in no particular order. When 2 × workers batches wait, the pulling
-// worker runs the next batch itself, so memory stays bounded.
+// worker runs the oldest of them itself, so memory stays bounded and the
+// first batches run first even when no other worker is free: a batch
+// starts before 2 × workers more are pulled, so a failure stops even a
+// sequence that never ends.
 package par

@@ -23,10 +23,10 @@ import (
 func ForRange(w *scheduler.Worker, lo, hi int, body func(w *scheduler.Worker, lo, hi int), opts ...Option) {
 	checkFunc(body == nil, "ForRange", "body")
 	checkWorker(w)
+	cfg := newConfig(opts) // first: bad options panic even for an empty range
 	if hi <= lo {
 		return
 	}
-	cfg := newConfig(opts)
 	if length(lo, hi) <= uint(cfg.inlineLen) {
 		inlineRange(w, body, lo, hi)
 		return
@@ -95,24 +95,27 @@ func (e each[T]) chunk(_ *scheduler.Worker, lo, hi int) none {
 // ForRangeErr is ForRange for a body that can fail. After the first error
 // (or once ctx is cancelled) no new chunk starts; ForRangeErr waits for
 // the chunks already running and returns that error (or the context's
-// cause). A nil ctx never cancels.
+// cause). A ctx that ends at any time before ForRangeErr returns is
+// reported, even in the last chunk, when no chunk is left to stop, and
+// for an empty range; an error of body's recorded first wins. A nil ctx
+// never cancels.
 func ForRangeErr(ctx context.Context, w *scheduler.Worker, lo, hi int, body func(w *scheduler.Worker, lo, hi int) error, opts ...Option) error {
 	checkFunc(body == nil, "ForRangeErr", "body")
 	checkWorker(w)
-	if hi <= lo {
-		return nil
-	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	cfg := newConfig(opts)
+	cfg := newConfig(opts) // first: bad options panic even for an empty range
+	if hi <= lo {
+		return ended(ctx, nil)
+	}
 	if length(lo, hi) <= uint(cfg.inlineLen) {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
 		var err error
 		inlineDo(func() { err = body(w, lo, hi) })
-		return err
+		return ended(ctx, err)
 	}
 	l := &loop[chunkFunc[none], none]{}
 	l.k = func(w *scheduler.Worker, lo, hi int) none {
@@ -125,9 +128,9 @@ func ForRangeErr(ctx context.Context, w *scheduler.Worker, lo, hi int, body func
 	return err
 }
 
-// ForErr is For for a body that can fail, stopping as ForRangeErr does.
-// Within a chunk it stops at the element that failed, and before every
-// element once another chunk has failed.
+// ForErr is For for a body that can fail, stopping and reporting ctx as
+// ForRangeErr does. Within a chunk it stops at the element that failed,
+// and before every element once another chunk has failed.
 func ForErr(ctx context.Context, w *scheduler.Worker, n int, body func(i int) error, opts ...Option) error {
 	checkFunc(body == nil, "ForErr", "body")
 	checkWorker(w)
@@ -137,14 +140,14 @@ func ForErr(ctx context.Context, w *scheduler.Worker, n int, body func(i int) er
 	cfg := newConfig(opts)
 	if n <= cfg.inlineLen {
 		if n <= 0 {
-			return nil
+			return ended(ctx, nil)
 		}
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
 		var err error
 		inlineDo(func() { err = indexErrFunc(body).chunk(w, 0, n) })
-		return err
+		return ended(ctx, err)
 	}
 	l := &loop[chunkFunc[none], none]{}
 	l.k = func(_ *scheduler.Worker, lo, hi int) none {

@@ -146,7 +146,8 @@ func (l *loop[K, R]) firstErr() error {
 }
 
 // run runs k over [lo, hi) on w and returns the combined result and the
-// first error. A cancelled ctx stops the loop as an error does. It first
+// first error. A cancelled ctx stops the loop as an error does, and one
+// that ends before run returns is its error if no chunk failed first. It first
 // times a few growing pieces of the range (probe.go), which either
 // finishes the loop, when the rest is too little work to share, or sets
 // the grain for splitting the rest; with MinLen set, it splits at once.
@@ -196,12 +197,27 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 		}
 	}
 	done = true
+	var err error
 	if l != nil {
-		if err := l.firstErr(); err != nil {
-			return zero, err
-		}
+		err = l.firstErr()
+	}
+	if err = ended(ctx, err); err != nil {
+		return zero, err
 	}
 	return r, nil
+}
+
+// ended returns err, or ctx's cause if err is nil and ctx has ended: a
+// loop reports a context that ended at any time before it returns. The
+// leaves look at ctx only before a chunk starts, and run's AfterFunc
+// callback records the cause from a goroutine of its own, which may not
+// have run yet; so a ctx that ended in the last chunk, when no chunk was
+// left to stop, went unreported without this look at the end.
+func ended(ctx context.Context, err error) error {
+	if err == nil && ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
 }
 
 // join combines the results of two adjacent ranges. Once the loop has

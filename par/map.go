@@ -42,7 +42,8 @@ func (m mapping[T, U]) chunk(_ *scheduler.Worker, lo, hi int) none {
 
 // MapErr is Map for an f that can fail: after the first error (or once
 // ctx is cancelled) no new chunk starts, and MapErr returns nil and that
-// error.
+// error (or the context's cause). It reports ctx as ForErr does: a ctx
+// that ends before MapErr returns, even in the last chunk, is reported.
 func MapErr[T, U any](ctx context.Context, w *scheduler.Worker, xs []T, f func(x T) (U, error), opts ...Option) ([]U, error) {
 	checkFunc(f == nil, "MapErr", "f")
 	out := make([]U, len(xs))

@@ -27,11 +27,15 @@ type config struct {
 // elements or n / (64 × workers), whichever is longer.
 // MinLen(1) says that every element is worth a fork of its own: even a
 // loop of two elements runs in parallel. Batches taken from an iter.Seq
-// hold n items. n < 1 means 1.
+// hold n items. MinLen panics if n < 1, naming n.
 func MinLen(n int) Option {
+	if n < 1 {
+		panic("weft/par: MinLen(" + strconv.Itoa(n) + "): a chunk holds at least 1 element; " +
+			"MinLen(1) lets every element be a chunk of its own")
+	}
 	return func(c *config) {
-		c.minLen = max(n, 1)
-		c.inlineLen = c.minLen
+		c.minLen = n
+		c.inlineLen = n
 		c.setMin = true
 	}
 }
@@ -39,11 +43,19 @@ func MinLen(n int) Option {
 // MaxLen sets the longest chunk: ranges are split until they hold at most
 // n elements, whatever the loop's timing suggests, and ForEachSeq's
 // batches hold at most n items. Use it when elements are so uneven that a
-// few chunks would hold most of the work. n < 1
-// means no bound. MinLen wins if the two disagree (MinLen(4) and MaxLen(5)
-// leave a range of 6 whole).
+// few chunks would hold most of the work. MaxLen panics if n < 1, naming
+// n; without MaxLen, chunks have no bound.
+//
+// A loop given both MinLen and MaxLen panics as it starts, before any
+// element runs, if MinLen is the longer. MinLen wins where a range cannot
+// meet both: MinLen(4) and MaxLen(5) leave a range of 6 whole, since it
+// has no halves of 4.
 func MaxLen(n int) Option {
-	return func(c *config) { c.maxLen = max(n, 0) }
+	if n < 1 {
+		panic("weft/par: MaxLen(" + strconv.Itoa(n) + "): a chunk holds at least 1 element; " +
+			"leave MaxLen out for no bound")
+	}
+	return func(c *config) { c.maxLen = n }
 }
 
 func newConfig(opts []Option) config {
@@ -65,12 +77,23 @@ func applyOptions(opts []Option) config {
 		o(&c)
 	}
 	if c.maxLen > 0 {
-		// MaxLen bounds the inline loop and the probe's pieces too, and
-		// MinLen wins over it.
-		c.maxLen = max(c.maxLen, c.minLen)
+		if c.minLen > c.maxLen {
+			panic("weft/par: MinLen(" + strconv.Itoa(c.minLen) + ") with MaxLen(" + strconv.Itoa(c.maxLen) +
+				"): the shortest chunk would be longer than the longest")
+		}
+		// MaxLen bounds the inline loop and the probe's pieces too.
 		c.inlineLen = min(c.inlineLen, c.maxLen)
 	}
 	return c
+}
+
+// checkOptions panics, as a loop given opts would, if opts are not valid
+// together. The On forms call it on the caller's goroutine, so that the
+// panic is the caller's, whether or not the loop ever starts in the pool.
+func checkOptions(opts []Option) {
+	if len(opts) > 0 {
+		_ = applyOptions(opts)
+	}
 }
 
 // grain is the chunk length for n elements that cost about perElem

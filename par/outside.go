@@ -14,11 +14,16 @@ import (
 // scheduler.ErrClosed if p is shutting down, and ctx's cause if ctx is
 // cancelled: before the loop starts (it does not start, even if it is
 // empty: also while it waits for a slot or a free worker), or while it
-// runs (no new chunk starts). Panics propagate as in the forms they wrap.
+// runs (no new chunk starts), up to its end (a ctx that ends in the last
+// chunk is reported too). Panics propagate as in the forms they wrap; a
+// nil function, a nil sequence and options that do not go together
+// (MinLen over MaxLen) panic on the caller's goroutine, before the loop
+// is handed to the pool.
 
 // ForRangeOn is ForRange from outside the pool.
 func ForRangeOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func(w *scheduler.Worker, lo, hi int), opts ...Option) error {
 	checkFunc(body == nil, "ForRangeOn", "body")
+	checkOptions(opts)
 	return on(ctx, p, func(w *scheduler.Worker) error {
 		return ForRangeErr(ctx, w, lo, hi, func(w *scheduler.Worker, lo, hi int) error {
 			body(w, lo, hi)
@@ -50,6 +55,7 @@ func ForEachOn[T any](ctx context.Context, p *scheduler.Pool, xs []T, body func(
 // ForRangeErrOn is ForRangeErr from outside the pool.
 func ForRangeErrOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func(w *scheduler.Worker, lo, hi int) error, opts ...Option) error {
 	checkFunc(body == nil, "ForRangeErrOn", "body")
+	checkOptions(opts)
 	return on(ctx, p, func(w *scheduler.Worker) error { return ForRangeErr(ctx, w, lo, hi, body, opts...) })
 }
 
@@ -57,6 +63,7 @@ func ForRangeErrOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func
 // loop did not finish.
 func MapOn[T, U any](ctx context.Context, p *scheduler.Pool, xs []T, f func(x T) U, opts ...Option) ([]U, error) {
 	checkFunc(f == nil, "MapOn", "f")
+	checkOptions(opts)
 	var out []U
 	err := on(ctx, p, func(w *scheduler.Worker) error {
 		var err error
@@ -73,6 +80,7 @@ func MapOn[T, U any](ctx context.Context, p *scheduler.Pool, xs []T, f func(x T)
 func ReduceRangeOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, identity R, chunk func(w *scheduler.Worker, lo, hi int) R, combine func(a, b R) R, opts ...Option) (R, error) {
 	checkFunc(chunk == nil, "ReduceRangeOn", "chunk")
 	checkFunc(combine == nil, "ReduceRangeOn", "combine") // the loop machinery reads a nil combine as "no result"
+	checkOptions(opts)
 	return reduceOn(ctx, p, lo, hi, identity, chunkFunc[R](chunk), combine, opts)
 }
 
@@ -80,6 +88,7 @@ func ReduceRangeOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, id
 func MapReduceOn[T, R any](ctx context.Context, p *scheduler.Pool, xs []T, identity R, f func(x T) R, combine func(a, b R) R, opts ...Option) (R, error) {
 	checkFunc(f == nil, "MapReduceOn", "f")
 	checkFunc(combine == nil, "MapReduceOn", "combine")
+	checkOptions(opts)
 	return reduceOn(ctx, p, 0, len(xs), identity, mapReduce[T, R]{xs, identity, f, combine}, combine, opts)
 }
 
@@ -91,7 +100,7 @@ func reduceOn[K kernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi
 	r := identity
 	err := on(ctx, p, func(w *scheduler.Worker) error {
 		if hi <= lo {
-			return nil
+			return ended(ctx, nil) // as the other loops report an empty one
 		}
 		var err error
 		r, err = run(ctx, w, lo, hi, newConfig(opts), k, combine, nil)
@@ -102,7 +111,9 @@ func reduceOn[K kernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi
 
 // ForEachSeqOn is ForEachSeqErr from outside the pool.
 func ForEachSeqOn[T any](ctx context.Context, p *scheduler.Pool, seq iter.Seq[T], body func(x T) error, opts ...Option) error {
+	checkFunc(seq == nil, "ForEachSeqOn", "seq")
 	checkFunc(body == nil, "ForEachSeqOn", "body")
+	checkOptions(opts)
 	return on(ctx, p, func(w *scheduler.Worker) error { return ForEachSeqErr(ctx, w, seq, body, opts...) })
 }
 
@@ -118,8 +129,9 @@ func on(ctx context.Context, p *scheduler.Pool, f func(w *scheduler.Worker) erro
 	start := func(w *scheduler.Worker) {
 		// Run checks ctx only until the task is queued, and it may end
 		// while the task waits for a busy worker. The loops check it as
-		// they start, but an empty one returns nil: the loop has not
-		// started, so it gets the cause, as when ctx ended earlier.
+		// they start and as they end, even an empty one; this check
+		// keeps that true of any f, and spares a loop that never starts
+		// the cost of setting up.
 		if ctx.Err() != nil {
 			err = context.Cause(ctx)
 			return

@@ -41,15 +41,19 @@ func TestPropertyFormsMatchSequential(t *testing.T) {
 			lo = rng.IntN(200) - 100
 		}
 		var opts []par.Option
+		// Lengths below 1, and MinLen over MaxLen, panic
+		// (TestBadLengthOptionsPanic, TestMinLenOverMaxLenPanics).
+		minLen := 1 + rng.IntN(10)
+		maxLen := minLen + rng.IntN(10)
 		switch rng.IntN(5) {
 		case 1:
-			opts = append(opts, par.MinLen(rng.IntN(40)-2))
+			opts = append(opts, par.MinLen(1+rng.IntN(40)))
 		case 2:
-			opts = append(opts, par.MaxLen(rng.IntN(40)-2))
+			opts = append(opts, par.MaxLen(1+rng.IntN(40)))
 		case 3:
-			opts = append(opts, par.MinLen(rng.IntN(10)), par.MaxLen(rng.IntN(10)))
+			opts = append(opts, par.MinLen(minLen), par.MaxLen(maxLen))
 		case 4:
-			opts = append(opts, par.MaxLen(rng.IntN(10)), par.MinLen(rng.IntN(10)))
+			opts = append(opts, par.MaxLen(maxLen), par.MinLen(minLen))
 		}
 		name := fmt.Sprintf("iter=%d n=%d lo=%d", iter, n, lo)
 		hi := lo + n

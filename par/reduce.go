@@ -14,10 +14,10 @@ func ReduceRange[R any](w *scheduler.Worker, lo, hi int, identity R, chunk func(
 	checkFunc(chunk == nil, "ReduceRange", "chunk")
 	checkFunc(combine == nil, "ReduceRange", "combine")
 	checkWorker(w)
+	cfg := newConfig(opts) // first: bad options panic even for an empty range
 	if hi <= lo {
 		return identity
 	}
-	cfg := newConfig(opts)
 	if length(lo, hi) <= uint(cfg.inlineLen) {
 		var r R
 		inlineDo(func() { r = chunk(w, lo, hi) })
@@ -71,10 +71,10 @@ func foldMap[T, R any](acc R, xs []T, f func(x T) R, combine func(a, b R) R) R {
 func Reduce[T any](w *scheduler.Worker, xs []T, identity T, combine func(a, b T) T, opts ...Option) T {
 	checkFunc(combine == nil, "Reduce", "combine")
 	checkWorker(w)
+	cfg := newConfig(opts) // first: bad options panic even for an empty xs
 	if len(xs) == 0 {
 		return identity
 	}
-	cfg := newConfig(opts)
 	if len(xs) <= cfg.inlineLen { // as in ForEach
 		var r T
 		inlineDo(func() { r = fold(xs[0], xs[1:], combine) })

@@ -16,8 +16,8 @@ import (
 
 // TestSeqNoBatchStartsAfterError: ForEachSeqErr promises that after
 // the first error no new batch starts. On one worker the queued batches
-// run (last queued first) only when the pulling ends, so batch {1} fails
-// first and batch {0}, queued before it but not started, must not run.
+// run, oldest first, when the pulling ends, so batch {0} fails first and
+// batch {1}, queued but not started, must not run.
 func TestSeqNoBatchStartsAfterError(t *testing.T) {
 	onOne(t, func(w *scheduler.Worker) {
 		var after atomic.Int64
@@ -26,7 +26,7 @@ func TestSeqNoBatchStartsAfterError(t *testing.T) {
 			if failed.Load() {
 				after.Add(1)
 			}
-			if i == 1 {
+			if i == 0 {
 				failed.Store(true)
 				return errBoom
 			}
@@ -37,7 +37,8 @@ func TestSeqNoBatchStartsAfterError(t *testing.T) {
 	})
 }
 
-// TestSeqNoBatchStartsAfterCancel: the same for a cancelled context.
+// TestSeqNoBatchStartsAfterCancel: the same for a cancelled context:
+// batch {0, 1} cancels it, and batch {2, 3} must not start.
 func TestSeqNoBatchStartsAfterCancel(t *testing.T) {
 	onOne(t, func(w *scheduler.Worker) {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -48,7 +49,7 @@ func TestSeqNoBatchStartsAfterCancel(t *testing.T) {
 			if cancelled.Load() {
 				after.Add(1)
 			}
-			if i == 3 {
+			if i == 1 {
 				cancelled.Store(true)
 				cancel()
 			}

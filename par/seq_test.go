@@ -130,9 +130,10 @@ func TestForEachSeqMaxLenBoundsBatches(t *testing.T) {
 		}, par.MaxLen(1))
 		assert.False(t, stuck.Load(), "items 0 and 1 ran in one batch: MaxLen(1) was ignored")
 
-		// With both set, every item is still visited once.
+		// With both set, every item is still visited once. (MinLen over
+		// MaxLen panics: TestMinLenOverMaxLenPanics.)
 		seen := make(visits, 64)
-		par.ForEachSeq(w, slices.Values(seqOf(64)), func(i int) { seen[i].Add(1) }, par.MaxLen(1), par.MinLen(8))
+		par.ForEachSeq(w, slices.Values(seqOf(64)), func(i int) { seen[i].Add(1) }, par.MaxLen(8), par.MinLen(3))
 		seen.requireOnce(t)
 	}))
 }

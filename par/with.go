@@ -26,10 +26,10 @@ import "github.com/weftrt/weft/scheduler"
 func ForRangeWith[E any](w *scheduler.Worker, env E, lo, hi int, body func(w *scheduler.Worker, env E, lo, hi int), opts ...Option) {
 	checkFunc(body == nil, "ForRangeWith", "body")
 	checkWorker(w)
+	cfg := newConfig(opts) // first: bad options panic even for an empty range
 	if hi <= lo {
 		return
 	}
-	cfg := newConfig(opts)
 	if length(lo, hi) <= uint(cfg.inlineLen) {
 		inlineDo(func() { body(w, env, lo, hi) })
 		return
@@ -55,10 +55,10 @@ func ReduceRangeWith[E, R any](w *scheduler.Worker, env E, lo, hi int, identity 
 	checkFunc(chunk == nil, "ReduceRangeWith", "chunk")
 	checkFunc(combine == nil, "ReduceRangeWith", "combine")
 	checkWorker(w)
+	cfg := newConfig(opts) // first: bad options panic even for an empty range
 	if hi <= lo {
 		return identity
 	}
-	cfg := newConfig(opts)
 	if length(lo, hi) <= uint(cfg.inlineLen) {
 		var r R
 		inlineDo(func() { r = chunk(w, env, lo, hi) })
