@@ -3,6 +3,7 @@ package bench
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
@@ -239,6 +240,109 @@ func MatMulPar(w *scheduler.Worker, a, b, c Matrix) float64 {
 			jlo, jhi := st*MatMulStripe, min((st+1)*MatMulStripe, n)
 			s += par.ReduceRange(w, 0, n, 0, func(_ *scheduler.Worker, ilo, ihi int) float64 {
 				return MulStripe(a, b, c, ilo, ihi, jlo, jhi)
+			}, addFloat)
+		}
+		return s
+	}, addFloat)
+}
+
+// LoopDynamicChunks is how many chunks per P LoopDynamic cuts.
+const LoopDynamicChunks = 16
+
+// LoopDynamic runs k over [0, n) the way a careful Go programmer writes a
+// dynamic scheduler by hand: GOMAXPROCS goroutines take chunks of
+// n / (LoopDynamicChunks × GOMAXPROCS) elements off an atomic counter
+// until none is left, so a goroutine that drew cheap chunks takes more.
+func LoopDynamic(n int, k LoopKernel) float64 {
+	p := runtime.GOMAXPROCS(0)
+	chunk := max(1, n/(p*LoopDynamicChunks))
+	chunks := (n + chunk - 1) / chunk
+	parts := make([]float64, chunks)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(p, chunks) {
+		wg.Go(func() {
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= chunks {
+					return
+				}
+				parts[c] = k(c*chunk, min((c+1)*chunk, n))
+			}
+		})
+	}
+	wg.Wait()
+	var s float64
+	for _, x := range parts {
+		s += x
+	}
+	return s
+}
+
+// MandelbrotSize is the side of the Mandelbrot image, in pixels, and
+// MandelbrotIter the most iterations a pixel gets.
+const (
+	MandelbrotSize = 1024
+	MandelbrotIter = 500
+)
+
+// Mandelbrot is the irregular loop of a picture: rows [lo, hi) of a
+// MandelbrotSize-square image of the set over [-2, 0.5] × [-0.25, 1.25],
+// one index per row, each pixel iterated until it escapes or reaches
+// MandelbrotIter. Rows through the set cost a hundred times the rows
+// outside it, and the window is off the real axis, so that the halves of
+// the rows are unequal (over a window symmetric about the axis, two
+// static halves are mirror images, and balance by chance). It returns the iterations done, an integer, so the total is
+// exact in any order of addition.
+func Mandelbrot(lo, hi int) float64 {
+	const n = MandelbrotSize
+	var total int
+	for row := lo; row < hi; row++ {
+		ci := -0.25 + 1.5*float64(row)/n
+		for col := range n {
+			cr := -2 + 2.5*float64(col)/n
+			zr, zi, it := 0.0, 0.0, 0
+			for ; it < MandelbrotIter && zr*zr+zi*zi <= 4; it++ {
+				zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+			}
+			total += it
+		}
+	}
+	return float64(total)
+}
+
+// MatMulBlock is the width of the column blocks of the nested matrix
+// multiply.
+const MatMulBlock = 32
+
+// MulRowsBlocked computes rows [lo, hi) of c = a × b a column block of
+// MatMulBlock at a time, and returns their sum: the sequential form of
+// MatMulNestedPar's loops, which the other contenders run over rows.
+func MulRowsBlocked(a, b, c Matrix, lo, hi int) float64 {
+	var s float64
+	for i := lo; i < hi; i++ {
+		for jlo := 0; jlo < a.N; jlo += MatMulBlock {
+			s += MulRowCols(a, b, c, i, jlo, min(jlo+MatMulBlock, a.N))
+		}
+	}
+	return s
+}
+
+// MatMulNestedPar is the nested loop as a par user writes it: a loop over
+// the rows of c whose body loops over its column blocks of MatMulBlock,
+// both par loops, the inner one on the worker its row's chunk got.
+func MatMulNestedPar(w *scheduler.Worker, a, b, c Matrix) float64 {
+	n := a.N
+	blocks := (n + MatMulBlock - 1) / MatMulBlock
+	return par.ReduceRange(w, 0, n, 0, func(w *scheduler.Worker, ilo, ihi int) float64 {
+		var s float64
+		for i := ilo; i < ihi; i++ {
+			s += par.ReduceRange(w, 0, blocks, 0, func(_ *scheduler.Worker, blo, bhi int) float64 {
+				var s float64
+				for bl := blo; bl < bhi; bl++ {
+					s += MulRowCols(a, b, c, i, bl*MatMulBlock, min((bl+1)*MatMulBlock, n))
+				}
+				return s
 			}, addFloat)
 		}
 		return s

@@ -36,11 +36,13 @@ func BenchmarkLoops(b *testing.B) {
 		{"irregular-6k", 6000, bench.Triangular, false, false},
 		{"tiny-16", 16, bench.Uniform, true, true},
 		{"tiny-1000", 1000, bench.Uniform, true, true},
+		{"mandelbrot-1024", bench.MandelbrotSize, bench.Mandelbrot, false, false},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) { loopContenders(b, c) })
 	}
 	b.Run("matmul-512", benchMatMul)
+	b.Run("matmul-256-nested", benchMatMulNested)
 }
 
 func loopContenders(b *testing.B, c loopCase) {
@@ -56,6 +58,7 @@ func loopContenders(b *testing.B, c loopCase) {
 	b.Run("sequential", func(b *testing.B) { run(b, func() float64 { return bench.LoopSeq(c.n, c.k) }) })
 	b.Run("goroutines", func(b *testing.B) { run(b, func() float64 { return bench.LoopGoroutines(c.n, c.k) }) })
 	b.Run("errgroup", func(b *testing.B) { run(b, func() float64 { return bench.LoopErrgroup(c.n, c.k) }) })
+	b.Run("dynamic", func(b *testing.B) { run(b, func() float64 { return bench.LoopDynamic(c.n, c.k) }) })
 	b.Run("weft", func(b *testing.B) {
 		p := newPool(b)
 		onPool(b, p, func(w *scheduler.Worker) {
@@ -86,17 +89,9 @@ func loopContenders(b *testing.B, c loopCase) {
 // benchMatMul multiplies two 512×512 matrices: rows by static chunks for
 // goroutines and errgroup, rows and then columns (a nested loop) for weft.
 func benchMatMul(b *testing.B) {
-	const n = 512
-	a := bench.NewMatrix(n, func(i, j int) float64 { return float64((i+j)%7) / 7 })
-	m := bench.NewMatrix(n, func(i, j int) float64 { return float64((i*j)%5) / 5 })
-	c := bench.NewMatrix(n, func(int, int) float64 { return 0 })
+	a, m, c, run := matMulCase(512, bench.MulRows)
+	n := a.N
 	rows := func(lo, hi int) float64 { return bench.MulRows(a, m, c, lo, hi) }
-	want := bench.MulRows(a, m, c, 0, n)
-	run := func(b *testing.B, body func() float64) {
-		var got float64
-		measure(b, func() { got = body() })
-		checkClose(b, got, want)
-	}
 	b.Run("sequential", func(b *testing.B) { run(b, func() float64 { return bench.LoopSeq(n, rows) }) })
 	b.Run("goroutines", func(b *testing.B) { run(b, func() float64 { return bench.LoopGoroutines(n, rows) }) })
 	b.Run("errgroup", func(b *testing.B) { run(b, func() float64 { return bench.LoopErrgroup(n, rows) }) })
@@ -104,6 +99,49 @@ func benchMatMul(b *testing.B) {
 		p := newPool(b)
 		onPool(b, p, func(w *scheduler.Worker) { run(b, func() float64 { return bench.MatMulPar(w, a, m, c) }) })
 	})
+}
+
+// benchMatMulNested multiplies 256×256 matrices with a loop over rows
+// whose body loops over column blocks of 32: nested par loops for weft
+// (from inside a task, and from outside with Pool.Run), the row loop cut
+// by the others, each row's blocks in turn.
+func benchMatMulNested(b *testing.B) {
+	a, m, c, run := matMulCase(256, bench.MulRowsBlocked)
+	rows := func(lo, hi int) float64 { return bench.MulRowsBlocked(a, m, c, lo, hi) }
+	n := a.N
+	b.Run("sequential", func(b *testing.B) { run(b, func() float64 { return bench.LoopSeq(n, rows) }) })
+	b.Run("goroutines", func(b *testing.B) { run(b, func() float64 { return bench.LoopGoroutines(n, rows) }) })
+	b.Run("errgroup", func(b *testing.B) { run(b, func() float64 { return bench.LoopErrgroup(n, rows) }) })
+	b.Run("dynamic", func(b *testing.B) { run(b, func() float64 { return bench.LoopDynamic(n, rows) }) })
+	b.Run("weft", func(b *testing.B) {
+		p := newPool(b)
+		onPool(b, p, func(w *scheduler.Worker) { run(b, func() float64 { return bench.MatMulNestedPar(w, a, m, c) }) })
+	})
+	b.Run("weft-on", func(b *testing.B) {
+		p := newPool(b)
+		run(b, func() float64 {
+			var s float64
+			if err := p.Run(b.Context(), func(w *scheduler.Worker) { s = bench.MatMulNestedPar(w, a, m, c) }); err != nil {
+				b.Fatal(err)
+			}
+			return s
+		})
+	})
+}
+
+// matMulCase makes the matrices of an n×n multiply, c = a × m, and a
+// runner that times a contender and checks its sum against seq's.
+func matMulCase(n int, seq func(a, b, c bench.Matrix, lo, hi int) float64) (a, m, c bench.Matrix, run func(b *testing.B, body func() float64)) {
+	a = bench.NewMatrix(n, func(i, j int) float64 { return float64((i+j)%7) / 7 })
+	m = bench.NewMatrix(n, func(i, j int) float64 { return float64((i*j)%5) / 5 })
+	c = bench.NewMatrix(n, func(int, int) float64 { return 0 })
+	want := seq(a, m, c, 0, n)
+	run = func(b *testing.B, body func() float64) {
+		var got float64
+		measure(b, func() { got = body() })
+		checkClose(b, got, want)
+	}
+	return a, m, c, run
 }
 
 // checkClose fails b unless got equals want up to the rounding that a

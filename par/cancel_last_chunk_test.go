@@ -87,8 +87,8 @@ func TestCancelInLastChunkIsReported(t *testing.T) {
 			_, err := par.MapReduceOn(ctx, p, seqOf(n), 0, func(x int) int { last(x); return x }, add, opts...)
 			return err
 		},
-		"ForEachSeqOn": func(ctx context.Context, n int, last func(int), opts []par.Option) error {
-			return par.ForEachSeqOn(ctx, p, slices.Values(seqOf(n)), func(x int) error { last(x); return nil }, opts...)
+		"ForEachSeqErrOn": func(ctx context.Context, n int, last func(int), opts []par.Option) error {
+			return par.ForEachSeqErrOn(ctx, p, slices.Values(seqOf(n)), func(x int) error { last(x); return nil }, opts...)
 		},
 	}
 	loops := []struct {

@@ -70,11 +70,13 @@ func TestOnCancelledWhileQueuedReturnsCause(t *testing.T) {
 		<-busy
 		ctx, cancel := context.WithCancelCause(context.Background())
 		got := make(chan error)
-		go func() { got <- par.ForOn(ctx, p, n, func(int) {}) }()
-		for p.Stats().Pending < 2 { // ForOn's task is accepted, queued
+		// ForRangeOn enters the pool whatever the loop (its body may
+		// nest a loop on its worker); ForOn would run these inline.
+		go func() { got <- par.ForRangeOn(ctx, p, 0, n, func(*scheduler.Worker, int, int) {}) }()
+		for p.Stats().Pending < 2 { // ForRangeOn's task is accepted, queued
 			select {
 			case err := <-got:
-				t.Fatalf("ForOn returned before its task was queued: %v", err)
+				t.Fatalf("ForRangeOn returned before its task was queued: %v", err)
 			default:
 				runtime.Gosched()
 			}

@@ -1,9 +1,13 @@
 // Package par runs loops in parallel on a weft pool: ForRange and For over
 // index ranges, ForEach, Map, Reduce, MapReduce and Filter over slices,
-// ForEachSeq and ForEachSeq2 over iter.Seq and iter.Seq2, error-returning forms
-// (ForRangeErr, ForErr, MapErr, ForEachSeqErr) that stop early, and value
-// forms (ForRangeWith, ReduceRangeWith) for loops where an allocation
-// counts.
+// ForEachSeq and ForEachSeq2 over iter.Seq and iter.Seq2, and value forms
+// (ForRangeWith, ReduceRangeWith) for loops where an allocation counts.
+//
+// One naming rule gives every loop shape its forms: the shape (ForEach)
+// for a task, with its *scheduler.Worker; Err after it (ForEachErr) for a
+// body that returns an error, with a context first, stopping at the first
+// error; On at the end (ForEachOn, ForEachErrOn) for a goroutine outside
+// the pool, with a context and a pool.
 //
 // Like join and scope, every loop comes in two forms: one for a task,
 // which takes the *scheduler.Worker the task received, and an On form for

@@ -212,11 +212,11 @@ func ExampleMapOn() {
 	// Output: [4 4 5] <nil>
 }
 
-// ForEachSeqOn feeds a sequence to the pool from outside it, stopping at
-// the first error.
-func ExampleForEachSeqOn() {
+// ForEachSeqErrOn feeds a sequence to the pool from outside it, stopping
+// at the first error.
+func ExampleForEachSeqErrOn() {
 	var total atomic.Int64
-	err := par.ForEachSeqOn(context.Background(), nil, slices.Values([]int{3, 1, 4, 1, 5}),
+	err := par.ForEachSeqErrOn(context.Background(), nil, slices.Values([]int{3, 1, 4, 1, 5}),
 		func(x int) error {
 			total.Add(int64(x))
 			return nil

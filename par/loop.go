@@ -180,7 +180,10 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 	}()
 	var r R
 	next, perElem := lo, 0.0
-	if !cfg.setMin { // MinLen says the caller knows the work: no probe
+	switch {
+	case cfg.probed: // by an On form, on the calling goroutine (chunksOn)
+		perElem = cfg.perElem
+	case !cfg.setMin: // MinLen says the caller knows the work: no probe
 		r, next, perElem = probe(w, k, combine, lo, hi, cfg, l)
 	}
 	if next < hi {

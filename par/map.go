@@ -46,12 +46,18 @@ func (m mapping[T, U]) chunk(_ *scheduler.Worker, lo, hi int) none {
 // that ends before MapErr returns, even in the last chunk, is reported.
 func MapErr[T, U any](ctx context.Context, w *scheduler.Worker, xs []T, f func(x T) (U, error), opts ...Option) ([]U, error) {
 	checkFunc(f == nil, "MapErr", "f")
+	return mapErr(xs, f, func(n int, body func(i int) error) error { return ForErr(ctx, w, n, body, opts...) })
+}
+
+// mapErr runs f over xs with loop (ForErr on a worker, or ForErrOn) and
+// returns the results, or nil and the loop's error.
+func mapErr[T, U any](xs []T, f func(x T) (U, error), loop func(n int, body func(i int) error) error) ([]U, error) {
 	out := make([]U, len(xs))
-	err := ForErr(ctx, w, len(xs), func(i int) error {
+	err := loop(len(xs), func(i int) error {
 		var err error
 		out[i], err = f(xs[i])
 		return err
-	}, opts...)
+	})
 	if err != nil {
 		return nil, err
 	}

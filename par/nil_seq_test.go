@@ -42,11 +42,11 @@ func TestNilSeqPanics(t *testing.T) {
 		{"ForEachSeqErr/cancelled", "ForEachSeqErr", false, func(w *scheduler.Worker) {
 			_ = par.ForEachSeqErr(cancelled, w, iter.Seq[int](nil), func(int) error { return nil })
 		}},
-		{"ForEachSeqOn", "ForEachSeqOn", true, func(*scheduler.Worker) {
-			_ = par.ForEachSeqOn(context.Background(), p, iter.Seq[int](nil), func(int) error { return nil })
+		{"ForEachSeqErrOn", "ForEachSeqErrOn", true, func(*scheduler.Worker) {
+			_ = par.ForEachSeqErrOn(context.Background(), p, iter.Seq[int](nil), func(int) error { return nil })
 		}},
-		{"ForEachSeqOn/cancelled", "ForEachSeqOn", true, func(*scheduler.Worker) {
-			_ = par.ForEachSeqOn(cancelled, p, iter.Seq[int](nil), func(int) error { return nil })
+		{"ForEachSeqErrOn/cancelled", "ForEachSeqErrOn", true, func(*scheduler.Worker) {
+			_ = par.ForEachSeqErrOn(cancelled, p, iter.Seq[int](nil), func(int) error { return nil })
 		}},
 	}
 	for _, c := range forms {

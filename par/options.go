@@ -17,6 +17,11 @@ type config struct {
 	inlineLen int // a loop this short runs inline
 	maxLen    int // chunks are cut at least this short; 0 means no bound
 	setMin    bool
+	// probed says the loop's first pieces were timed already (on the
+	// calling goroutine, by an On form: see chunksOn), at perElem
+	// nanoseconds an element: run splits at once, with that cost.
+	probed  bool
+	perElem float64
 }
 
 // MinLen sets the shortest chunk: a range is never split into halves
@@ -99,12 +104,15 @@ func checkOptions(opts []Option) {
 // grain is the chunk length for n elements that cost about perElem
 // nanoseconds each on a pool of workers (see doc.go): n cut into about
 // leavesPerWorker chunks per worker for balance, but no chunk cheaper than
-// leafWork, so that forks stay a small fraction of the work; then bounded
-// by maxLen and minLen.
+// leafWork, so that forks stay a small fraction of the work, and none
+// dearer than leafMaxWork while the loop has elements to spare (at most
+// maxLeavesPerWorker chunks per worker), so that a thief never waits long
+// for its victim's next join; then bounded by maxLen and minLen.
 func (c config) grain(n, workers int, perElem float64) int {
 	g := n / (workers * leavesPerWorker)
 	if perElem > 0 {
 		g = max(g, int(float64(leafWork)/perElem))
+		g = min(g, max(n/(workers*maxLeavesPerWorker), int(float64(leafMaxWork)/perElem)))
 	}
 	if c.maxLen > 0 {
 		g = min(g, c.maxLen)

@@ -120,8 +120,8 @@ func TestMinLenOverMaxLenPanics(t *testing.T) {
 		{"MapReduceOn", true, func(_ *scheduler.Worker, n int, ran func(), opts []par.Option) {
 			_, _ = par.MapReduceOn(ctx, p, seqOf(n), 0, func(x int) int { ran(); return x }, add, opts...)
 		}},
-		{"ForEachSeqOn", true, func(_ *scheduler.Worker, n int, ran func(), opts []par.Option) {
-			_ = par.ForEachSeqOn(ctx, p, slices.Values(seqOf(n)), func(int) error { ran(); return nil }, opts...)
+		{"ForEachSeqErrOn", true, func(_ *scheduler.Worker, n int, ran func(), opts []par.Option) {
+			_ = par.ForEachSeqErrOn(ctx, p, slices.Values(seqOf(n)), func(int) error { ran(); return nil }, opts...)
 		}},
 	}
 	orders := map[string][]par.Option{

@@ -10,7 +10,10 @@ import (
 
 // The On forms run a loop from a goroutine outside the pool, as join.On
 // and scope.GroupOn do: on a worker of p (nil means scheduler.Default()),
-// blocking the caller until the loop is done. They return
+// blocking the caller until the loop is done. Those whose body gets no
+// worker (ForOn, ForErrOn, ForEachOn, ForEachErrOn, MapOn, MapErrOn) run
+// a loop too small to share on the calling goroutine instead, without
+// entering the pool (see chunksOn). They return
 // scheduler.ErrClosed if p is shutting down, and ctx's cause if ctx is
 // cancelled: before the loop starts (it does not start, even if it is
 // empty: also while it waits for a slot or a free worker), or while it
@@ -32,24 +35,53 @@ func ForRangeOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func(w 
 	})
 }
 
-// ForOn is For from outside the pool.
+// ForOn is For from outside the pool. A loop whose whole work is less
+// than entering the pool costs runs on the calling goroutine (see
+// chunksOn).
 func ForOn(ctx context.Context, p *scheduler.Pool, n int, body func(i int), opts ...Option) error {
 	checkFunc(body == nil, "ForOn", "body")
-	return ForRangeOn(ctx, p, 0, n, func(_ *scheduler.Worker, lo, hi int) {
+	ctx, cfg, err := startOn(ctx, p, opts)
+	if err != nil || n <= 0 {
+		return err
+	}
+	if n <= cfg.inlineLen {
+		inlineDo(func() {
+			for i := range n {
+				body(i)
+			}
+		})
+		return ended(ctx, nil)
+	}
+	return chunksOn(ctx, p, n, cfg, func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			body(i)
 		}
-	}, opts...)
+		return nil
+	})
 }
 
-// ForEachOn is ForEach from outside the pool.
+// ForEachOn is ForEach from outside the pool; it runs small loops on the
+// calling goroutine, as ForOn does.
 func ForEachOn[T any](ctx context.Context, p *scheduler.Pool, xs []T, body func(i int, x *T), opts ...Option) error {
 	checkFunc(body == nil, "ForEachOn", "body")
-	return ForRangeOn(ctx, p, 0, len(xs), func(_ *scheduler.Worker, lo, hi int) {
+	ctx, cfg, err := startOn(ctx, p, opts)
+	if err != nil || len(xs) == 0 {
+		return err
+	}
+	if len(xs) <= cfg.inlineLen {
+		inlineDo(func() {
+			for i := range xs {
+				body(i, &xs[i])
+			}
+		})
+		return ended(ctx, nil)
+	}
+	return chunksOn(ctx, p, len(xs), cfg, func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			body(i, &xs[i])
 		}
-	}, opts...)
+		return nil
+	})
 }
 
 // ForRangeErrOn is ForRangeErr from outside the pool.
@@ -60,17 +92,30 @@ func ForRangeErrOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func
 }
 
 // MapOn is Map from outside the pool; it returns nil and the error if the
-// loop did not finish.
+// loop did not finish. It runs small loops on the calling goroutine, as
+// ForOn does.
 func MapOn[T, U any](ctx context.Context, p *scheduler.Pool, xs []T, f func(x T) U, opts ...Option) ([]U, error) {
 	checkFunc(f == nil, "MapOn", "f")
-	checkOptions(opts)
-	var out []U
-	err := on(ctx, p, func(w *scheduler.Worker) error {
-		var err error
-		out, err = MapErr(ctx, w, xs, func(x T) (U, error) { return f(x), nil }, opts...)
-		return err
-	})
+	ctx, cfg, err := startOn(ctx, p, opts)
 	if err != nil {
+		return nil, err
+	}
+	out := make([]U, len(xs))
+	if len(xs) <= cfg.inlineLen {
+		inlineDo(func() {
+			for i, x := range xs {
+				out[i] = f(x)
+			}
+		})
+	} else {
+		err = chunksOn(ctx, p, len(xs), cfg, func(lo, hi int) error {
+			for i := lo; i < hi; i++ {
+				out[i] = f(xs[i])
+			}
+			return nil
+		})
+	}
+	if err = ended(ctx, err); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -109,10 +154,20 @@ func reduceOn[K kernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi
 	return r, err
 }
 
-// ForEachSeqOn is ForEachSeqErr from outside the pool.
-func ForEachSeqOn[T any](ctx context.Context, p *scheduler.Pool, seq iter.Seq[T], body func(x T) error, opts ...Option) error {
+// ForEachSeqOn is ForEachSeq from outside the pool.
+func ForEachSeqOn[T any](ctx context.Context, p *scheduler.Pool, seq iter.Seq[T], body func(x T), opts ...Option) error {
 	checkFunc(seq == nil, "ForEachSeqOn", "seq")
 	checkFunc(body == nil, "ForEachSeqOn", "body")
+	checkOptions(opts)
+	return on(ctx, p, func(w *scheduler.Worker) error {
+		return ForEachSeqErr(ctx, w, seq, func(x T) error { body(x); return nil }, opts...)
+	})
+}
+
+// ForEachSeqErrOn is ForEachSeqErr from outside the pool.
+func ForEachSeqErrOn[T any](ctx context.Context, p *scheduler.Pool, seq iter.Seq[T], body func(x T) error, opts ...Option) error {
+	checkFunc(seq == nil, "ForEachSeqErrOn", "seq")
+	checkFunc(body == nil, "ForEachSeqErrOn", "body")
 	checkOptions(opts)
 	return on(ctx, p, func(w *scheduler.Worker) error { return ForEachSeqErr(ctx, w, seq, body, opts...) })
 }

@@ -40,6 +40,17 @@ const (
 	// its length allows: enough that a worker which finishes early finds
 	// a large piece to steal even when element costs differ a hundredfold.
 	leavesPerWorker = 64
+	// leafMaxWork is the most work a chunk should hold, where the loop
+	// has elements enough: a worker looks at its heartbeat only at a
+	// join, so an idle worker that asks for a fork waits out the chunk
+	// its victim is running, and at the loop's end the last chunk runs
+	// alone. A loop of a thousand rows of a millisecond each, cut by
+	// count alone into 64 chunks per worker, had chunks of 8 ms.
+	leafMaxWork = 100 * time.Microsecond
+	// maxLeavesPerWorker bounds the chunks leafMaxWork may cut a loop
+	// into: a first piece that costs far more than the rest would
+	// otherwise cut a long loop of cheap elements into chunks of one.
+	maxLeavesPerWorker = 1024
 )
 
 // probe runs the first pieces of [lo, hi) on w (see above) and returns

@@ -71,7 +71,7 @@ func TestSeqFailureInAnEarlyBatchStopsPulling(t *testing.T) {
 			var pulled atomic.Int64
 			var ranAway atomic.Bool
 			var first [failAt]atomic.Bool
-			err = par.ForEachSeqOn(context.Background(), p, endless(&pulled, &ranAway), func(i int) error {
+			err = par.ForEachSeqErrOn(context.Background(), p, endless(&pulled, &ranAway), func(i int) error {
 				if i < failAt {
 					first[i].Store(true)
 				}

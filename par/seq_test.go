@@ -66,7 +66,7 @@ func TestForEachSeqErrStopsPulling(t *testing.T) {
 func TestForEachSeqOnCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var ran atomic.Int64
-	err := par.ForEachSeqOn(ctx, nil, slices.Values(seqOf(100_000)), func(i int) error {
+	err := par.ForEachSeqErrOn(ctx, nil, slices.Values(seqOf(100_000)), func(i int) error {
 		if ran.Add(1) == 1 {
 			cancel()
 		}

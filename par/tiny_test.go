@@ -2,6 +2,7 @@ package par_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -85,6 +86,39 @@ func BenchmarkTiny(b *testing.B) {
 			})
 			if err != nil {
 				b.Error(err)
+			}
+		})
+	}
+}
+
+// BenchmarkOnTiny runs small loops from outside the pool beside the plain
+// loop they replace, with the same body: a loop whose whole work is less
+// than entering the pool costs runs on the calling goroutine (ForOn's
+// doc), so its cost is the plain loop's plus a few checks.
+func BenchmarkOnTiny(b *testing.B) {
+	for _, n := range []int{16, 1000} {
+		in, out := make([]float64, n), make([]float64, n)
+		body := func(i int) { out[i] = 2 * in[i] }
+		ctx := context.Background()
+		b.Run(fmt.Sprintf("n=%d/plain", n), func(b *testing.B) {
+			for b.Loop() {
+				for i := range n {
+					body(i)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/ForOn", n), func(b *testing.B) {
+			for b.Loop() {
+				_ = par.ForOn(ctx, nil, n, body)
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/ForRangeOn", n), func(b *testing.B) {
+			for b.Loop() {
+				_ = par.ForRangeOn(ctx, nil, 0, n, func(_ *scheduler.Worker, lo, hi int) {
+					for i := lo; i < hi; i++ {
+						body(i)
+					}
+				})
 			}
 		})
 	}

@@ -83,6 +83,14 @@ func New(opts ...Option) (*Pool, error) {
 // Workers returns the number of worker goroutines.
 func (p *Pool) Workers() int { return len(p.eng.Workers()) }
 
+// Closed reports whether Shutdown or Close has begun: from then on the
+// pool refuses new tasks with ErrClosed. Code that may finish a small
+// piece of work without the pool (par's On forms run a small loop on the
+// calling goroutine) asks it, so that a closed pool is reported alike
+// whichever way the work would have gone. A Close that races with the
+// call may not be seen yet; the work then goes on as if it came first.
+func (p *Pool) Closed() bool { return p.closing.Load() }
+
 // inject queues j, which holds permit, for any worker, counting it as a
 // pending task; the task will call taskDone when it finishes or is
 // abandoned. If the pool is closing, the permit goes back unused.
