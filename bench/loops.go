@@ -286,29 +286,36 @@ const (
 	MandelbrotIter = 500
 )
 
-// Mandelbrot is the irregular loop of a picture: rows [lo, hi) of a
-// MandelbrotSize-square image of the set over [-2, 0.5] × [-0.25, 1.25],
-// one index per row, each pixel iterated until it escapes or reaches
-// MandelbrotIter. Rows through the set cost a hundred times the rows
-// outside it, and the window is off the real axis, so that the halves of
-// the rows are unequal (over a window symmetric about the axis, two
-// static halves are mirror images, and balance by chance). It returns the iterations done, an integer, so the total is
-// exact in any order of addition.
-func Mandelbrot(lo, hi int) float64 {
-	const n = MandelbrotSize
-	var total int
-	for row := lo; row < hi; row++ {
-		ci := -0.25 + 1.5*float64(row)/n
-		for col := range n {
-			cr := -2 + 2.5*float64(col)/n
-			zr, zi, it := 0.0, 0.0, 0
-			for ; it < MandelbrotIter && zr*zr+zi*zi <= 4; it++ {
-				zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+// Mandelbrot is MandelbrotImage(MandelbrotSize): the loops benchmark's
+// irregular picture.
+var Mandelbrot = MandelbrotImage(MandelbrotSize)
+
+// MandelbrotImage returns the irregular loop of a picture: its chunk
+// computes rows [lo, hi) of a size-square image of the set over
+// [-2, 0.5] × [-0.25, 1.25], one index per row, each pixel iterated until
+// it escapes or reaches MandelbrotIter. Rows through the set cost a
+// hundred times the rows outside it, and the window is off the real axis,
+// so that the halves of the rows are unequal (over a window symmetric
+// about the axis, two static halves are mirror images, and balance by
+// chance). The chunk returns the iterations done, an integer, so the total
+// is exact in any order of addition.
+func MandelbrotImage(size int) LoopKernel {
+	return func(lo, hi int) float64 {
+		n := float64(size)
+		var total int
+		for row := lo; row < hi; row++ {
+			ci := -0.25 + 1.5*float64(row)/n
+			for col := range size {
+				cr := -2 + 2.5*float64(col)/n
+				zr, zi, it := 0.0, 0.0, 0
+				for ; it < MandelbrotIter && zr*zr+zi*zi <= 4; it++ {
+					zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+				}
+				total += it
 			}
-			total += it
 		}
+		return float64(total)
 	}
-	return float64(total)
 }
 
 // MatMulBlock is the width of the column blocks of the nested matrix

@@ -17,13 +17,15 @@ import (
 var loops = Suite{
 	Name:      "loops",
 	BenchName: "Loops",
-	Doc:       "parallel loops over an index range: a uniform cheap body, and an irregular one whose item i costs i steps",
+	Doc:       "parallel loops over an index range: a uniform cheap body, an irregular one whose item i costs i steps, and the rows of a Mandelbrot image",
 	workloads: func(s Sizes) []*workload {
 		return []*workload{
 			loopKernel(s.LoopUniform, bench.Uniform).workload("uniform",
 				fmt.Sprintf("sum of squares over %d indices, about a nanosecond each: the cost of cutting and handing out chunks", s.LoopUniform)),
 			loopKernel(s.LoopIrregular, bench.Triangular).workload("irregular",
 				fmt.Sprintf("%d items, item i costs i steps: equal chunks by count are unequal by cost, balance matters", s.LoopIrregular)),
+			loopKernel(s.LoopMandelbrot, bench.MandelbrotImage(s.LoopMandelbrot)).workload("mandelbrot",
+				fmt.Sprintf("the rows of a %d-square Mandelbrot image, up to %d iterations a pixel: rows through the set cost a hundred times the others", s.LoopMandelbrot, bench.MandelbrotIter)),
 		}
 	},
 }

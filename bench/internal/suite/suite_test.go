@@ -22,7 +22,7 @@ import (
 // that the tests run every workload on every contender, also under -race.
 func tiny() suite.Sizes {
 	return suite.Sizes{
-		Fib: 12, FibCutoff: 16, Cutoff: 10, Sort: 200_000 /* above bench's 64Ki sort grain, or no fork happens */, Tree: 3_000, TreeGrain: 16, TreeSum: 8, LoopUniform: 20_000, LoopIrregular: 300,
+		Fib: 12, FibCutoff: 16, Cutoff: 10, Sort: 200_000 /* above bench's 64Ki sort grain, or no fork happens */, Tree: 3_000, TreeGrain: 16, TreeSum: 8, LoopUniform: 20_000, LoopIrregular: 300, LoopMandelbrot: 32,
 		Idle: time.Millisecond, Ticks: 3, Wakes: 3, WakeGap: 100 * time.Microsecond, Tasks: 500,
 	}
 }
@@ -65,6 +65,7 @@ func TestPlan(t *testing.T) {
 		"tree/sequential": 1, "tree/weft": 3, "tree/weft-closures": 3, "tree/goroutines": 3, "tree/errgroup": 3, "tree/semaphore": 3,
 		"uniform/sequential": 1, "uniform/weft": 3, "uniform/weft-values": 3, "uniform/goroutines": 3, "uniform/errgroup": 3, "uniform/semaphore": 3,
 		"irregular/sequential": 1, "irregular/weft": 3, "irregular/weft-values": 3, "irregular/goroutines": 3, "irregular/errgroup": 3, "irregular/semaphore": 3,
+		"mandelbrot/sequential": 1, "mandelbrot/weft": 3, "mandelbrot/weft-values": 3, "mandelbrot/goroutines": 3, "mandelbrot/errgroup": 3, "mandelbrot/semaphore": 3,
 		"complete/sequential": 1, "complete/weft": 3, "complete/weft-closures": 3, "complete/goroutines": 3, "complete/errgroup": 3, "complete/semaphore": 3,
 		"boxed/sequential": 1, "boxed/weft": 3, "boxed/weft-closures": 3, "boxed/goroutines": 3, "boxed/errgroup": 3, "boxed/semaphore": 3,
 		"idle/sequential": 3, "idle/weft": 3, // these baselines depend on GOMAXPROCS
@@ -318,7 +319,7 @@ func TestLoopForksPerWorkerCount(t *testing.T) {
 	rs, err := runner.Run(t.Context(), ss[0].Cases(suite.Config{Sizes: tiny(),
 		Contenders: []contender.Contender{counting}, Workers: []int{1, 2}}), runner.Options{Reps: 1})
 	require.NoError(t, err)
-	require.Len(t, rs, 4)
+	require.Len(t, rs, 6)
 	for _, r := range rs {
 		want := loopForks(r.Workload, r.Workers)
 		v := r.Samples[0] // ns/op, cpu-ns/op, allocs/op, cpu-ns/fork
@@ -329,10 +330,7 @@ func TestLoopForksPerWorkerCount(t *testing.T) {
 // loopForks returns how many forks bench.LoopFork makes for workload at
 // the given GOMAXPROCS.
 func loopForks(workload string, procs int) int {
-	n := tiny().LoopUniform
-	if workload == "irregular" {
-		n = tiny().LoopIrregular
-	}
+	n := map[string]int{"uniform": tiny().LoopUniform, "irregular": tiny().LoopIrregular, "mandelbrot": tiny().LoopMandelbrot}[workload]
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	var forks int
 	bench.LoopFork(countingForker{&forks}, n, func(int, int) float64 { return 0 })
