@@ -49,3 +49,89 @@ func MapErrOn[T, U any](ctx context.Context, p *scheduler.Pool, xs []T, f func(x
 	checkFunc(f == nil, "MapErrOn", "f")
 	return mapErr(xs, f, func(n int, body func(i int) error) error { return ForErrOn(ctx, p, n, body, opts...) })
 }
+
+// ReduceRangeErr is ReduceRange for a chunk that can fail: after the first
+// error (or once ctx ends) no new chunk starts, and it returns R's zero
+// value and that error (or ctx's cause), once the running chunks have
+// returned. A nil ctx never cancels.
+func ReduceRangeErr[R any](ctx context.Context, w *scheduler.Worker, lo, hi int, identity R, chunk func(w *scheduler.Worker, lo, hi int) (R, error), combine func(a, b R) R, opts ...Option) (R, error) {
+	checkFunc(chunk == nil, "ReduceRangeErr", "chunk")
+	checkFunc(combine == nil, "ReduceRangeErr", "combine")
+	checkWorker(w)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cfg := newConfig(opts) // first: bad options panic even for an empty range
+	var zero R
+	r, err := identity, error(nil)
+	switch {
+	case hi <= lo:
+	case ctx.Err() != nil:
+		err = context.Cause(ctx)
+	case length(lo, hi) <= uint(cfg.inlineLen):
+		inlineDo(func() { r, err = chunk(w, lo, hi) })
+	default:
+		l := &loop[chunkFunc[R], R]{combine: combine}
+		l.k = func(w *scheduler.Worker, lo, hi int) R {
+			r, err := chunk(w, lo, hi)
+			if err != nil {
+				l.fail(err)
+			}
+			return r
+		}
+		r, err = run(ctx, w, lo, hi, cfg, l.k, combine, l)
+	}
+	if err = ended(ctx, err); err != nil {
+		return zero, err
+	}
+	return r, nil
+}
+
+// ReduceRangeErrOn is ReduceRangeErr from outside the pool.
+func ReduceRangeErrOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, identity R, chunk func(w *scheduler.Worker, lo, hi int) (R, error), combine func(a, b R) R, opts ...Option) (R, error) {
+	checkFunc(chunk == nil, "ReduceRangeErrOn", "chunk")
+	checkFunc(combine == nil, "ReduceRangeErrOn", "combine")
+	checkOptions(opts)
+	var r R
+	err := on(ctx, p, func(w *scheduler.Worker) error {
+		var err error
+		r, err = ReduceRangeErr(ctx, w, lo, hi, identity, chunk, combine, opts...)
+		return err
+	})
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return r, nil
+}
+
+// MapReduceErr is MapReduce for an f that can fail, stopping and
+// reporting as ReduceRangeErr does.
+func MapReduceErr[T, R any](ctx context.Context, w *scheduler.Worker, xs []T, identity R, f func(x T) (R, error), combine func(a, b R) R, opts ...Option) (R, error) {
+	checkFunc(f == nil, "MapReduceErr", "f")
+	checkFunc(combine == nil, "MapReduceErr", "combine")
+	return ReduceRangeErr(ctx, w, 0, len(xs), identity, foldMapErr(xs, identity, f, combine), combine, opts...)
+}
+
+// MapReduceErrOn is MapReduceErr from outside the pool.
+func MapReduceErrOn[T, R any](ctx context.Context, p *scheduler.Pool, xs []T, identity R, f func(x T) (R, error), combine func(a, b R) R, opts ...Option) (R, error) {
+	checkFunc(f == nil, "MapReduceErrOn", "f")
+	checkFunc(combine == nil, "MapReduceErrOn", "combine")
+	return ReduceRangeErrOn(ctx, p, 0, len(xs), identity, foldMapErr(xs, identity, f, combine), combine, opts...)
+}
+
+// foldMapErr is the chunk of the MapReduceErr forms: identity combined
+// with f(x) for every x of the chunk, in order, up to the first error.
+func foldMapErr[T, R any](xs []T, identity R, f func(x T) (R, error), combine func(a, b R) R) func(*scheduler.Worker, int, int) (R, error) {
+	return func(_ *scheduler.Worker, lo, hi int) (R, error) {
+		acc := identity
+		for _, x := range xs[lo:hi] {
+			v, err := f(x)
+			if err != nil {
+				return acc, err
+			}
+			acc = combine(acc, v)
+		}
+		return acc, nil
+	}
+}

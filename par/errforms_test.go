@@ -44,6 +44,34 @@ func TestErrFormsReturnTheBodysError(t *testing.T) {
 				require.Nil(t, out, "MapErrOn's result with an error")
 				return err
 			},
+			"ReduceRangeErr": func() error {
+				var err error
+				require.NoError(t, p.Run(ctx, func(w *scheduler.Worker) {
+					var sum int
+					sum, err = par.ReduceRangeErr(ctx, w, 0, n, 0, func(_ *scheduler.Worker, lo, hi int) (int, error) {
+						return hi - lo, failIn(lo, hi, fail, errBoom)
+					}, addInt)
+					require.Zero(t, sum, "ReduceRangeErr's result with an error")
+				}))
+				return err
+			},
+			"ReduceRangeErrOn": func() error {
+				_, err := par.ReduceRangeErrOn(ctx, p, 0, n, 0, func(_ *scheduler.Worker, lo, hi int) (int, error) {
+					return hi - lo, failIn(lo, hi, fail, errBoom)
+				}, addInt)
+				return err
+			},
+			"MapReduceErr": func() error {
+				var err error
+				require.NoError(t, p.Run(ctx, func(w *scheduler.Worker) {
+					_, err = par.MapReduceErr(ctx, w, xs, 0, func(int) (int, error) { return 0, errBoom }, addInt)
+				}))
+				return err
+			},
+			"MapReduceErrOn": func() error {
+				_, err := par.MapReduceErrOn(ctx, p, xs, 0, func(int) (int, error) { return 0, errBoom }, addInt)
+				return err
+			},
 			"ForEachSeqErrOn": func() error {
 				return par.ForEachSeqErrOn(ctx, p, slices.Values(xs), func(int) error { return errBoom })
 			},
@@ -57,6 +85,12 @@ func TestErrFormsReturnTheBodysError(t *testing.T) {
 		out, err := par.MapErrOn(ctx, p, xs, func(x int) (int, error) { return x + 1, nil })
 		require.NoError(t, err)
 		require.Len(t, out, n)
+		count, err := par.ReduceRangeErrOn(ctx, p, 0, n, 0, func(_ *scheduler.Worker, lo, hi int) (int, error) { return hi - lo, nil }, addInt)
+		require.NoError(t, err)
+		require.Equal(t, n, count, "ReduceRangeErrOn over %d", n)
+		ones, err := par.MapReduceErrOn(ctx, p, xs, 0, func(int) (int, error) { return 1, nil }, addInt)
+		require.NoError(t, err)
+		require.Equal(t, n, ones, "MapReduceErrOn over %d", n)
 	}
 }
 
@@ -66,3 +100,12 @@ func failAt(i, at int, err error) error {
 	}
 	return nil
 }
+
+func failIn(lo, hi, at int, err error) error {
+	if lo <= at && at < hi {
+		return err
+	}
+	return nil
+}
+
+func addInt(a, b int) int { return a + b }
