@@ -339,12 +339,25 @@ func MulRowsBlocked(a, b, c Matrix, lo, hi int) float64 {
 // the rows of c whose body loops over its column blocks of MatMulBlock,
 // both par loops, the inner one on the worker its row's chunk got.
 func MatMulNestedPar(w *scheduler.Worker, a, b, c Matrix) float64 {
+	return MatMulNestedParCount(w, a, b, c, nil)
+}
+
+// MatMulNestedParCount is MatMulNestedPar that adds the chunks both loops
+// ran to chunks, unless it is nil: the harness divides CPU by them.
+func MatMulNestedParCount(w *scheduler.Worker, a, b, c Matrix, chunks *atomic.Int64) float64 {
 	n := a.N
 	blocks := (n + MatMulBlock - 1) / MatMulBlock
+	count := func() {
+		if chunks != nil {
+			chunks.Add(1)
+		}
+	}
 	return par.ReduceRange(w, 0, n, 0, func(w *scheduler.Worker, ilo, ihi int) float64 {
+		count()
 		var s float64
 		for i := ilo; i < ihi; i++ {
 			s += par.ReduceRange(w, 0, blocks, 0, func(_ *scheduler.Worker, blo, bhi int) float64 {
+				count()
 				var s float64
 				for bl := blo; bl < bhi; bl++ {
 					s += MulRowCols(a, b, c, i, bl*MatMulBlock, min((bl+1)*MatMulBlock, n))

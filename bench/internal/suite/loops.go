@@ -17,7 +17,7 @@ import (
 var loops = Suite{
 	Name:      "loops",
 	BenchName: "Loops",
-	Doc:       "parallel loops over an index range: a uniform cheap body, an irregular one whose item i costs i steps, and the rows of a Mandelbrot image",
+	Doc:       "parallel loops over an index range: a uniform cheap body, an irregular one whose item i costs i steps, the rows of a Mandelbrot image, and a matrix multiply that nests a loop in a loop",
 	workloads: func(s Sizes) []*workload {
 		return []*workload{
 			loopKernel(s.LoopUniform, bench.Uniform).workload("uniform",
@@ -26,6 +26,8 @@ var loops = Suite{
 				fmt.Sprintf("%d items, item i costs i steps: equal chunks by count are unequal by cost, balance matters", s.LoopIrregular)),
 			loopKernel(s.LoopMandelbrot, bench.MandelbrotImage(s.LoopMandelbrot)).workload("mandelbrot",
 				fmt.Sprintf("the rows of a %d-square Mandelbrot image, up to %d iterations a pixel: rows through the set cost a hundred times the others", s.LoopMandelbrot, bench.MandelbrotIter)),
+			matMulNested(s.LoopMatMul).workload("matmul-nested",
+				fmt.Sprintf("a %d×%d matrix multiply, a loop over rows whose body loops over %d-column blocks: weft-values nests two par loops, the others cut the row loop", s.LoopMatMul, s.LoopMatMul, bench.MatMulBlock)),
 		}
 	},
 }
@@ -56,5 +58,32 @@ func loopKernel(n int, k bench.LoopKernel) *kernel {
 		result:      func() uint64 { return math.Float64bits(got) },
 		want:        func() uint64 { return math.Float64bits(bench.LoopSeq(n, k)) },
 		set:         func(v uint64) { got = math.Float64frombits(v) },
+	}
+}
+
+// matMulNested multiplies two n×n matrices: the others cut the loop over
+// rows (bench.LoopFork), each row's column blocks in turn; weft-values
+// runs bench.MatMulNestedParCount, a par loop over the rows whose body is
+// a par loop over the blocks, and counts the chunks both ran. The sums
+// of c are rounded to an integer to compare: each element of c comes out
+// the same in every form, but their sum is added in another order.
+func matMulNested(n int) *kernel {
+	a := bench.NewMatrix(n, func(i, j int) float64 { return float64((i+j)%7) / 7 })
+	m := bench.NewMatrix(n, func(i, j int) float64 { return float64((i*j)%5) / 5 })
+	c := bench.NewMatrix(n, func(int, int) float64 { return 0 })
+	rows := func(lo, hi int) float64 { return bench.MulRowsBlocked(a, m, c, lo, hi) }
+	var got float64
+	var chunks atomic.Int64
+	return &kernel{
+		seq:  func() { got = bench.LoopSeq(n, rows) },
+		fork: func(f bench.Forker) { got = bench.LoopFork(f, n, rows) },
+		values: func(w *scheduler.Worker) {
+			chunks.Store(0)
+			got = bench.MatMulNestedParCount(w, a, m, c, &chunks)
+		},
+		valuesForks: func() int { return int(chunks.Load()) - 1 },
+		result:      func() uint64 { return uint64(math.Round(got)) },
+		want:        func() uint64 { return uint64(math.Round(bench.LoopSeq(n, rows))) },
+		set:         func(v uint64) { got = float64(v) },
 	}
 }

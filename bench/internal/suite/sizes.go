@@ -18,13 +18,14 @@ type Sizes struct {
 	TreeGrain int // tree: subtrees of this many nodes or fewer are walked sequentially
 	TreeSum   int // tree-sum: layers of the complete binary tree
 	// loops: indices of the uniform loop, items of the irregular one,
-	// the side of the Mandelbrot image (its rows are the loop's indices)
-	LoopUniform, LoopIrregular, LoopMandelbrot int
-	Idle                                       time.Duration // idle: the period one repetition sleeps
-	Ticks                                      int           // tick: jobs per repetition, one per millisecond
-	Wakes                                      int           // wake: wakes per repetition, each after WakeGap
-	WakeGap                                    time.Duration // wake: the pause before each wake, long enough for every worker to fall asleep
-	Tasks                                      int           // admission: tasks per repetition
+	// the side of the Mandelbrot image (its rows are the loop's
+	// indices), the side of the multiplied matrices
+	LoopUniform, LoopIrregular, LoopMandelbrot, LoopMatMul int
+	Idle                                                   time.Duration // idle: the period one repetition sleeps
+	Ticks                                                  int           // tick: jobs per repetition, one per millisecond
+	Wakes                                                  int           // wake: wakes per repetition, each after WakeGap
+	WakeGap                                                time.Duration // wake: the pause before each wake, long enough for every worker to fall asleep
+	Tasks                                                  int           // admission: tasks per repetition
 }
 
 // DefaultSizes returns the embedded defaults.
@@ -32,7 +33,7 @@ func DefaultSizes() Sizes {
 	return Sizes{
 		Fib: 25, FibCutoff: 35, Cutoff: 20,
 		Sort: 2_000_000, Tree: 2_000_000, TreeGrain: 256, TreeSum: 20,
-		LoopUniform: 10_000_000, LoopIrregular: 6000, LoopMandelbrot: 512,
+		LoopUniform: 10_000_000, LoopIrregular: 6000, LoopMandelbrot: 512, LoopMatMul: 256,
 		Idle: 300 * time.Millisecond, Ticks: 200, Wakes: 100, WakeGap: 2 * time.Millisecond,
 		Tasks: 200_000,
 	}
@@ -51,10 +52,11 @@ func (s *Sizes) RegisterFlags(fs *flag.FlagSet) []string {
 	fs.IntVar(&s.LoopUniform, "loop-uniform", s.LoopUniform, "loops: the uniform loop runs over `n` indices")
 	fs.IntVar(&s.LoopIrregular, "loop-irregular", s.LoopIrregular, "loops: the irregular loop has `n` items, item i costing i steps")
 	fs.IntVar(&s.LoopMandelbrot, "loop-mandelbrot", s.LoopMandelbrot, "loops: the Mandelbrot loop computes an `n`×n image, a row per index")
+	fs.IntVar(&s.LoopMatMul, "loop-matmul", s.LoopMatMul, "loops: the nested loop multiplies two `n`×n matrices")
 	fs.DurationVar(&s.Idle, "idle", s.Idle, "idle: sleep this `duration` per repetition")
 	fs.IntVar(&s.Ticks, "ticks", s.Ticks, "tick: `n` jobs per repetition, one per millisecond")
 	fs.IntVar(&s.Wakes, "wakes", s.Wakes, "wake: `n` wakes per repetition")
 	fs.DurationVar(&s.WakeGap, "wake-gap", s.WakeGap, "wake: pause this `duration` before each wake")
 	fs.IntVar(&s.Tasks, "tasks", s.Tasks, "admission: submit `n` tasks per repetition")
-	return []string{"fib", "fib-cutoff", "cutoff", "sort", "tree", "tree-grain", "tree-sum", "loop-uniform", "loop-irregular", "loop-mandelbrot", "idle", "ticks", "wakes", "wake-gap", "tasks"}
+	return []string{"fib", "fib-cutoff", "cutoff", "sort", "tree", "tree-grain", "tree-sum", "loop-uniform", "loop-irregular", "loop-mandelbrot", "loop-matmul", "idle", "ticks", "wakes", "wake-gap", "tasks"}
 }
