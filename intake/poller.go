@@ -65,11 +65,12 @@ func (w *Worker) poll() {
 
 // pollExited finishes for a poller that runtime.Goexit in user code ended
 // (the worker is failing: see call). The tasks it polled are on the books
-// and go back with every task not started; the permits it held go back
-// here, the tasks beyond its ask go back, and those not yet told are told
-// they were taken, from a goroutine of its own.
+// and go back with every task not started; the permits it held go back,
+// the tasks beyond its ask go back, and those not yet told are told they
+// were taken, from a goroutine of its own (finishPoller), before the
+// poller stops counting, so that a Shutdown, which waits for the pollers,
+// finds every slot released.
 func (w *Worker) pollExited(st *poller) {
-	w.scaler.leave()
 	b := &st.batch
 	permits := st.reserved
 	var extra, untold []Task
@@ -80,17 +81,37 @@ func (w *Worker) pollExited(st *poller) {
 		untold = append(untold, b.extra[max(b.told-len(b.tasks), 0):]...)
 		w.clock.end(b.seq)
 	}
-	go func() {
-		for _, p := range permits {
-			w.releaseSlot(p, slots.NeverUsed())
+	go w.finishPoller(permits, extra, untold)
+}
+
+// finishPoller releases permits, hands back extra and tells untold, then
+// uncounts the poller. Each is taken off its list before its call, so if
+// user code ends this goroutine too, another goes on with the rest.
+func (w *Worker) finishPoller(permits []slots.Permit, extra, untold []Task) {
+	done := false
+	defer func() {
+		if !done {
+			go w.finishPoller(permits, extra, untold)
+			return
 		}
-		for _, t := range extra {
-			w.returnExtra(t)
-		}
-		for _, t := range untold {
-			w.taken(t)
-		}
+		w.scaler.leave()
 	}()
+	for len(permits) > 0 {
+		p := permits[0]
+		permits = permits[1:]
+		w.releaseSlot(p, slots.NeverUsed())
+	}
+	for len(extra) > 0 {
+		t := extra[0]
+		extra = extra[1:]
+		w.returnExtra(t)
+	}
+	for len(untold) > 0 {
+		t := untold[0]
+		untold = untold[1:]
+		w.taken(t)
+	}
+	done = true
 }
 
 // reserve takes the slots for one poll into st.reserved: it waits for the
