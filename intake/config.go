@@ -111,8 +111,8 @@ type Config struct {
 	// pauses.
 	EmptyPollBackoff Backoff
 
-	// Heartbeat is how often a task that is still queued (in the pool,
-	// in its key's line, or in its poller's hands), running, or waiting
+	// Heartbeat is how often a task that is still queued (in its key's
+	// line, or in its poller's hands), running, or waiting
 	// for room to settle (MaxSettling) has its lease extended
 	// (Task.InProgress): no lease goes longer than Heartbeat without an
 	// extension, so any value below the lease keeps it. 0: a third of the

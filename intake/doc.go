@@ -38,10 +38,11 @@
 //	settle it: Ack on success; Nack with Backoff on failure; Terminate if
 //	  the error wraps ErrPoison or this was its MaxDeliveries-th delivery
 //
-// A settlement is waited for off the pool worker, on a goroutine of its own,
-// except an Ack of a task that is an AsyncAcker (a JetStream task): the
-// pool worker only sends it, and the source's confirmation ends the
-// settlement, with no goroutine waiting for it.
+// A settlement is waited for on the task's goroutine once its slot is
+// released, or on a goroutine of its own if the next task of its key is to
+// run there; an Ack of a task that is an AsyncAcker (a JetStream task) is
+// only sent, and the source's confirmation ends the settlement, with no
+// goroutine waiting for it.
 //
 // Reserving before polling keeps the invariant the slot proposal asks for:
 // the tasks that polls in flight ask for, plus the slots in use, never

@@ -9,9 +9,9 @@ import "sync"
 // with. So a key's backlog in the worker is bounded by the slots, and it
 // is counted honestly: its tasks are reserved, not yet used.
 //
-// When a task of a line ends, the same pool worker goes on with the next
-// one (see Worker.run): the key's tasks run back to back on one worker,
-// where its state is warm, and no spawn or wake-up stands between them.
+// When a task of a line ends, the same goroutine goes on with the next
+// one (see Worker.run): the key's tasks run back to back, and no go
+// statement or wake-up stands between them.
 // Tasks of other keys, and tasks without a key, run in parallel as ever.
 //
 // A task handed back unrun (a pause, a stop, a fault) goes back through

@@ -70,7 +70,7 @@ type Keyed interface {
 // AsyncAcker is implemented by a task whose source can acknowledge it
 // without a goroutine waiting for the source's confirmation (a JetStream
 // double ack, say, confirmed by a message from the server). The worker
-// then acknowledges a successful task from the pool worker that ran it,
+// then acknowledges a successful task from the goroutine that ran it,
 // which only sends the Ack, instead of starting a goroutine that waits
 // out the round trip: at thousands of tasks a second, that goroutine (and
 // the wake-up of it when the confirmation comes) is much of the worker's

@@ -11,7 +11,7 @@ import (
 )
 
 // Worker polls a Source for tasks, within the slots its supplier grants,
-// and runs them on a pool. Create one with New; stop it with Shutdown or
+// and runs each on a goroutine of its own. Create one with New; stop it with Shutdown or
 // Close. Its methods are safe for concurrent use.
 type Worker struct {
 	cfg     Config // with defaults; read-only after New
@@ -247,8 +247,8 @@ func fault(who string, v any) error {
 // runtime.Goexit. It matches scheduler.ErrGoexit (errors.Is) without
 // that error's text, which speaks of a task on a pool worker and of the
 // pool replacing the worker's goroutine: the code here is a source's, a
-// supplier's or a hook's, called by the intake worker, which goes on
-// from another goroutine of its own.
+// supplier's or a hook's, called by the intake worker, which fails (see
+// fail), or a handler's, whose task fails.
 type goexitError string
 
 func (e goexitError) Error() string {
