@@ -128,7 +128,8 @@ func TestNewPanicNamesTheCapacity(t *testing.T) {
 		capacity int
 		want     string
 	}{
-		{-1, "weft/deque: New(-1): capacity out of range (want 0..1099511627776; 0 for the default)"},
+		// 2^40 where an int has 64 bits, 2^30 where it has 32.
+		{-1, "weft/deque: New(-1): capacity out of range (want 0.." + strconv.Itoa(1<<(30+10*(strconv.IntSize/64))) + "; 0 for the default)"},
 		{math.MinInt, "New(" + strconv.Itoa(math.MinInt) + ")"},
 		{math.MaxInt, "New(" + strconv.Itoa(math.MaxInt) + ")"},
 	} {

@@ -1,6 +1,7 @@
 package deque
 
 import (
+	"strconv"
 	"sync/atomic"
 	"unsafe"
 
@@ -15,8 +16,9 @@ const (
 	// below the capacity given to New), so shrinking only ever returns
 	// memory from buffers that grew large.
 	shrinkFloor = 1024
-	// maxCapacity bounds the capacity accepted by New.
-	maxCapacity = 1 << 40
+	// maxCapacity bounds the capacity accepted by New: 2^40 where an int
+	// has 64 bits, 2^30 where it has 32 (an int must hold it).
+	maxCapacity = 1 << (30 + 10*(strconv.IntSize/64))
 )
 
 // lev is the untyped Chase-Lev deque behind Deque.

@@ -7,11 +7,11 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	natsjs "github.com/nats-io/nats.go/jetstream"
+	"github.com/weftrt/weft/bench"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
 	"github.com/weftrt/weft/scheduler"
@@ -90,11 +90,7 @@ func timed(b *testing.B, js natsjs.JetStream, pool *scheduler.Pool, name string,
 	return d, cpuTime() - c0
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return bench.CPUTime() }
 
 // freshStream makes a stream and consumer of their own for one run.
 func freshStream(b testing.TB, js natsjs.JetStream, name string) *weftjs.Source {

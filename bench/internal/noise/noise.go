@@ -5,8 +5,6 @@ import (
 	"runtime"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/weftrt/weft/bench"
 )
 
@@ -107,19 +105,13 @@ type Probe struct {
 	cpus []int // the CPUs this process may run on
 }
 
-// NewProbe returns a probe of the CPUs in this process's affinity mask.
+// NewProbe returns a probe of the CPUs in this process's affinity mask
+// (where the system says; else the first runtime.NumCPU CPUs).
 func NewProbe() *Probe {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return &Probe{cpus: firstCPUs(runtime.NumCPU())}
+	if cpus := affinity(); len(cpus) > 0 {
+		return &Probe{cpus: cpus}
 	}
-	var cpus []int
-	for c := 0; len(cpus) < set.Count(); c++ {
-		if set.IsSet(c) {
-			cpus = append(cpus, c)
-		}
-	}
-	return &Probe{cpus: cpus}
+	return &Probe{cpus: firstCPUs(runtime.NumCPU())}
 }
 
 func firstCPUs(n int) []int {

@@ -17,7 +17,7 @@ import (
 // is told to quit.
 func control(w *intake.Worker, target uint64) {
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sigs, append(pauseSignals, syscall.SIGINT, syscall.SIGTERM)...)
 	defer signal.Stop(sigs)
 	cmds := make(chan string)
 	go readCommands(cmds) // ends with the process: a read of stdin cannot be interrupted
@@ -28,10 +28,10 @@ func control(w *intake.Worker, target uint64) {
 	for {
 		select {
 		case sig := <-sigs:
-			switch sig {
-			case syscall.SIGUSR1:
+			switch {
+			case isPause(sig):
 				w.Pause()
-			case syscall.SIGUSR2:
+			case isResume(sig):
 				w.Resume()
 			default:
 				return
