@@ -59,8 +59,8 @@ type Task interface {
 
 // Keyed is implemented by a task that may carry a key: a customer, a
 // document, a tenant. The worker never runs two tasks with the same
-// non-empty key at once, and runs them in the order it got them (see the
-// package doc, Keys); tasks with different keys, or none, run in
+// non-empty key at once, and runs them in the order it got them (see
+// docs/intake.md, Keys); tasks with different keys, or none, run in
 // parallel. An empty key means none. MemQueue's tasks implement it
 // (PutKey).
 type Keyed interface {
