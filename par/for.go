@@ -12,8 +12,8 @@ import (
 // per-element cost is the body's own loop. body also gets the worker that
 // runs the chunk, which a nested loop (or join, or scope) inside it must
 // use: the chunk forms are how loops nest. A range of at most MinLen
-// elements (DefaultInlineLen unless set) runs inline, as one chunk; see the
-// package doc for how longer ones are cut.
+// elements (DefaultInlineLen unless set) runs inline, as one chunk; see
+// docs/loops.md for how longer ones are cut.
 //
 // A panic in body is re-raised as a *scheduler.Panic once the chunks
 // already running have returned; no new chunk starts after it.

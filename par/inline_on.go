@@ -12,8 +12,9 @@ import (
 // runs on the calling goroutine and never enters the pool: entering costs
 // a wake-up and a hand-off, over a microsecond, which is a hundred times
 // a loop of sixteen cheap elements. The decision is the one a loop makes
-// inside the pool (doc.go, Splitting), made on the caller: a loop of at
-// most the inline length runs at once, with no clock read; a longer one
+// inside the pool (docs/loops.md, How a loop is cut), made on the
+// caller: a loop of at most the inline length runs at once, with no clock
+// read; a longer one
 // runs the probe's pieces here, and if the rest, at the cost per element
 // seen, is less than inlineWork, runs the rest here too. Otherwise the
 // rest, with the cost the probe saw, goes to the pool, where it is split

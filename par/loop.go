@@ -70,7 +70,7 @@ type span[K kernel[R], R any] struct {
 // the scheduler's heartbeat publishes the oldest one, the largest range
 // still unstarted, only when another worker is idle. So the loop is cut
 // finely enough to balance uneven work, yet only the few pieces that idle
-// workers ask for ever leave the worker (see doc.go).
+// workers ask for ever leave the worker (see docs/loops.md).
 func split[K kernel[R], R any](w *scheduler.Worker, s span[K, R]) R {
 	l := s.l
 	// A range that halves into pieces shorter than MinLen is not split:

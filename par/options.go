@@ -28,7 +28,7 @@ type config struct {
 // shorter than n elements (a range of fewer than 2n is not split), and a
 // loop of at most n elements runs inline on the calling worker. It also
 // says the caller knows the work: the loop skips the probe that times its
-// first elements (see the package doc) and splits at once, down to n
+// first elements (docs/loops.md) and splits at once, down to n
 // elements or n / (64 × workers), whichever is longer.
 // MinLen(1) says that every element is worth a fork of its own: even a
 // loop of two elements runs in parallel. Batches taken from an iter.Seq
@@ -102,7 +102,7 @@ func checkOptions(opts []Option) {
 }
 
 // grain is the chunk length for n elements that cost about perElem
-// nanoseconds each on a pool of workers (see doc.go): n cut into about
+// nanoseconds each on a pool of workers (docs/loops.md): n cut into about
 // leavesPerWorker chunks per worker for balance, but no chunk cheaper than
 // leafWork, so that forks stay a small fraction of the work, and none
 // dearer than leafMaxWork while the loop has elements to spare (at most
