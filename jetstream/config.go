@@ -67,7 +67,7 @@ type Config struct {
 	// not block.
 	OnError func(error)
 
-	// Partitions, when > 0, turns on keyed work (see the package doc,
+	// Partitions, when > 0, turns on keyed work (see docs/jetstream.md,
 	// Keyed tasks): the stream gets a subject transform that stores a
 	// task published to "<base>.k.<token>" (PublishKeyed) on
 	// "<base>.p.<partition>", the partition being the server's hash of

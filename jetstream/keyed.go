@@ -89,8 +89,8 @@ func partitionOfToken(tok string, n int) int {
 // PublishKeyed publishes a task with key to the keyed subject under
 // prefix (see KeyedSubject) and waits for the server to store it. A
 // stream set up with Config.Partitions puts it in the key's partition,
-// whose tasks one worker at a time runs, in publish order (see the
-// package doc, Keyed tasks). opts are nats.go's publish options
+// whose tasks one worker at a time runs, in publish order (see
+// docs/jetstream.md, Keyed tasks). opts are nats.go's publish options
 // (natsjs.WithMsgID, say). An empty key, or one longer than MaxKeyLen,
 // is refused with ErrBadKey before anything is sent.
 func PublishKeyed(ctx context.Context, js natsjs.JetStream, prefix, key string, payload []byte, opts ...natsjs.PublishOpt) (*natsjs.PubAck, error) {

@@ -76,8 +76,8 @@ type partition struct {
 	naking int
 }
 
-// keyed is the part of a Source that reads the partitions (see the
-// package doc, Keyed tasks).
+// keyed is the part of a Source that reads the partitions (see
+// docs/jetstream.md, Keyed tasks).
 type keyed struct {
 	s     *Source
 	parts []*partition // the partitions by index, then the unkeyed one
