@@ -9,7 +9,7 @@ const (
 	numResources
 )
 
-// Tunables of the controller; the package documentation explains them.
+// Tunables of the controller; docs/slots.md explains them.
 const (
 	// ctlGain is the share of the room left under a target that one
 	// decision may fill with new slots. Below 1 so that a per-slot load

@@ -9,7 +9,7 @@ import (
 
 // Tracker is the safe way to use a Supplier, and the one a pool holds: it
 // stands between the code that admits and runs tasks and the supplier, and
-// enforces the protocol (see the package documentation). Releasing a
+// enforces the protocol (see docs/slots.md). Releasing a
 // permit twice, releasing or marking a permit of another Tracker, and
 // marking a released permit are errors that never reach the supplier.
 // With WithLeakHook it also finds permits dropped without release.
