@@ -43,5 +43,6 @@
 // The design and its protocols are documented in the repository's docs/
 // directory: forks.md (why a fork is cheap), sleep.md and latch.md (how
 // idle workers sleep without losing a wake-up), faults.md (what happens on
-// every fault and misuse) and benchmarks.md (the harness and its figures).
+// every fault and misuse), benchmarks.md (the harness) and figures.md (its
+// recorded runs); architecture.md shows how the packages fit together.
 package weft

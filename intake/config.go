@@ -77,7 +77,7 @@ type Config struct {
 	// MaxSettling. Default: twice the supplier's MaxSlots, or 64. Short
 	// tasks end in bursts, a poll's at a time: with room for only as many
 	// settlements as slots, one burst's acks waiting on a server would
-	// keep the next finished tasks' slots (docs/benchmarks.md,
+	// keep the next finished tasks' slots (docs/figures.md,
 	// Settlements in flight).
 	MaxSettling int
 

@@ -175,7 +175,7 @@ func runBare(tb testing.TB, src *weftjs.Source, _ *scheduler.Pool, n int) time.D
 // keys, and reports both rates and the keyed rate as a share of the
 // unkeyed one. The sub-benchmarks vary the partition count: every
 // partition is a consumer on the one stream, and the server's work per
-// message grows with them (docs/benchmarks.md, Keyed tasks). The server
+// message grows with them (docs/figures.md, Keyed tasks). The server
 // is embedded: its work shares this process's CPUs with the worker's
 // (BenchmarkKeyedVsUnkeyedServerApart gives it CPUs of its own).
 func BenchmarkKeyedVsUnkeyed(b *testing.B) {

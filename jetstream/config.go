@@ -297,7 +297,7 @@ func (c Config) partitionSubject(i int) string { return fmt.Sprintf("%s.p.%d", c
 // out of the stored subject, so that a partition's consumer filters on a
 // literal subject: with the token kept, the filter ended in a wildcard,
 // and finding a partition's next message was the server's largest cost
-// per keyed task (see docs/benchmarks.md, Keyed tasks).
+// per keyed task (see docs/figures.md, Keyed tasks).
 func (c Config) partitionTransform() *natsjs.SubjectTransformConfig {
 	if c.Partitions == 0 {
 		return nil

@@ -3,7 +3,7 @@
 //
 //	go run ./bench/cmd/weftbench                 # every suite, about two minutes on 2 cores
 //	go run ./bench/cmd/weftbench -out results    # also benchfmt, JSON, Markdown and SVG files
-//	go run ./bench/cmd/weftbench -markdown t.md  # also the tables as Markdown, for docs/benchmarks.md
+//	go run ./bench/cmd/weftbench -markdown t.md  # also the tables as Markdown, for docs/figures.md
 //	go run ./bench/cmd/weftbench -h              # the flags
 //
 // docs/benchmarks.md explains the suites and how to read the table.

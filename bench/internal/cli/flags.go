@@ -51,7 +51,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Float64Var(&o.noise, "noise", 0.1, "flag results when more than this `fraction` (0 to 1) of the CPUs was busy outside this process")
 	fs.IntVar(&o.retries, "retries", 1, "measure a noisy workload up to `n` more times, keeping the quietest attempt")
 	fs.StringVar(&o.out, "out", "", "write results.txt (benchfmt), summary.json, table.txt, table.md and SVG plots into `dir`")
-	fs.StringVar(&o.markdown, "markdown", "", "also write the tables as GitHub-flavoured Markdown into `file`, for docs/benchmarks.md")
+	fs.StringVar(&o.markdown, "markdown", "", "also write the tables as GitHub-flavoured Markdown into `file`, for docs/figures.md")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measurements into `file`: a profile for go build -pgo (docs/forks.md)")
 	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the table")
 	fs.BoolVar(&o.list, "list", false, "list the suites and contenders and exit")

@@ -8,7 +8,7 @@ import (
 )
 
 // WriteMarkdown writes what WriteTable does as GitHub-flavoured Markdown,
-// for docs/benchmarks.md: a heading, the workload's line and a table per
+// for docs/figures.md: a heading, the workload's line and a table per
 // workload, each followed by the note on hidden ratios where one is and a
 // list saying what each contender is. Cells are padded so that the source
 // reads as a table too.
