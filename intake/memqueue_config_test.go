@@ -155,7 +155,7 @@ func memQueueRoundTrip(t *testing.T, q *intake.MemQueue) {
 
 	d = next()
 	require.Equal(t, 2, d.Deliveries(), "a handed-back delivery does not count")
-	time.Sleep(20 * time.Second)
+	time.Sleep(20 * time.Second) // synctest's clock: it advances when the bubble is idle, no wall time passes
 	require.NoError(t, d.InProgress(ctx))
 	start = time.Now()
 	again := next() // waits out the lease, a default 30s from InProgress
