@@ -38,7 +38,7 @@
 //		return a + b
 //	}
 //
-//	x, y, err := join.CallOn(nil, fib, 30, 31) // nil: the default pool
+//	x, y, err := join.CallOn(context.Background(), nil, fib, 30, 31) // nil: the default pool
 //
 // The design and its protocols are documented in the repository's docs/
 // directory: forks.md (why a fork is cheap), sleep.md and latch.md (how

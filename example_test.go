@@ -1,6 +1,7 @@
 package weft_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/weftrt/weft/join"
@@ -27,7 +28,7 @@ func fib(w *scheduler.Worker, n int) int {
 // join.Call, entered from outside the pool with join.CallOn (a nil pool
 // means the process's default pool).
 func Example() {
-	x, y, err := join.CallOn(nil, fib, 30, 31)
+	x, y, err := join.CallOn(context.Background(), nil, fib, 30, 31)
 	if err != nil {
 		panic(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weftrt/weft/bench"
+	"github.com/weftrt/weft/internal/work"
 	"github.com/weftrt/weft/scheduler"
 )
 
@@ -37,13 +37,13 @@ func idlePool(b *testing.B) *scheduler.Pool {
 func BenchmarkIdle(b *testing.B) {
 	const period = 100 * time.Millisecond
 	idle := func(b *testing.B) {
-		start := bench.CPUTime()
+		start := work.CPUTime()
 		b.ResetTimer()
 		for range b.N {
 			time.Sleep(period)
 		}
 		b.StopTimer()
-		b.ReportMetric(float64(bench.CPUTime()-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(work.CPUTime()-start)/float64(b.N), "cpu-ns/op")
 	}
 	b.Run("no-pool", idle)
 	b.Run("weft", func(b *testing.B) {
@@ -60,7 +60,7 @@ func BenchmarkTick(b *testing.B) {
 		var wg sync.WaitGroup
 		var sink int
 		job := func() { sink++; wg.Done() }
-		start := bench.CPUTime()
+		start := work.CPUTime()
 		b.ResetTimer()
 		for range b.N {
 			time.Sleep(time.Millisecond)
@@ -71,7 +71,7 @@ func BenchmarkTick(b *testing.B) {
 			}
 		}
 		b.StopTimer()
-		b.ReportMetric(float64(bench.CPUTime()-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(work.CPUTime()-start)/float64(b.N), "cpu-ns/op")
 		_ = sink
 	}
 	b.Run("baseline", func(b *testing.B) { tick(b, nil) })

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/weftrt/weft/bench"
+	"github.com/weftrt/weft/internal/work"
 	"github.com/weftrt/weft/par"
 	"github.com/weftrt/weft/scheduler"
 )
@@ -13,7 +13,7 @@ import (
 type loopCase struct {
 	name string
 	n    int
-	k    bench.LoopKernel
+	k    work.LoopKernel
 	// perElem adds ns/elem, the wall time per element of the range.
 	perElem bool
 	// tiny adds the weft-values contender.
@@ -32,11 +32,11 @@ type loopCase struct {
 // conc's iter is in the bench/contenders module (BenchmarkLoops there).
 func BenchmarkLoops(b *testing.B) {
 	cases := []loopCase{
-		{"uniform-10M", 10_000_000, bench.Uniform, true, false},
-		{"irregular-6k", 6000, bench.Triangular, false, false},
-		{"tiny-16", 16, bench.Uniform, true, true},
-		{"tiny-1000", 1000, bench.Uniform, true, true},
-		{"mandelbrot-1024", bench.MandelbrotSize, bench.Mandelbrot, false, false},
+		{"uniform-10M", 10_000_000, work.Uniform, true, false},
+		{"irregular-6k", 6000, work.Triangular, false, false},
+		{"tiny-16", 16, work.Uniform, true, true},
+		{"tiny-1000", 1000, work.Uniform, true, true},
+		{"mandelbrot-1024", work.MandelbrotSize, work.Mandelbrot, false, false},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) { loopContenders(b, c) })
@@ -46,7 +46,7 @@ func BenchmarkLoops(b *testing.B) {
 }
 
 func loopContenders(b *testing.B, c loopCase) {
-	want := bench.LoopSeq(c.n, c.k)
+	want := work.LoopSeq(c.n, c.k)
 	run := func(b *testing.B, body func() float64) {
 		var got float64
 		measure(b, func() { got = body() })
@@ -55,28 +55,28 @@ func loopContenders(b *testing.B, c loopCase) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.n), "ns/elem")
 		}
 	}
-	b.Run("sequential", func(b *testing.B) { run(b, func() float64 { return bench.LoopSeq(c.n, c.k) }) })
-	b.Run("goroutines", func(b *testing.B) { run(b, func() float64 { return bench.LoopGoroutines(c.n, c.k) }) })
-	b.Run("errgroup", func(b *testing.B) { run(b, func() float64 { return bench.LoopErrgroup(c.n, c.k) }) })
-	b.Run("dynamic", func(b *testing.B) { run(b, func() float64 { return bench.LoopDynamic(c.n, c.k) }) })
+	b.Run("sequential", func(b *testing.B) { run(b, func() float64 { return work.LoopSeq(c.n, c.k) }) })
+	b.Run("goroutines", func(b *testing.B) { run(b, func() float64 { return work.LoopGoroutines(c.n, c.k) }) })
+	b.Run("errgroup", func(b *testing.B) { run(b, func() float64 { return work.LoopErrgroup(c.n, c.k) }) })
+	b.Run("dynamic", func(b *testing.B) { run(b, func() float64 { return work.LoopDynamic(c.n, c.k) }) })
 	b.Run("weft", func(b *testing.B) {
 		p := newPool(b)
 		onPool(b, p, func(w *scheduler.Worker) {
-			run(b, func() float64 { return bench.LoopPar(w, c.n, c.k) })
+			run(b, func() float64 { return work.LoopPar(w, c.n, c.k) })
 		})
 	})
 	if c.tiny {
 		b.Run("weft-values", func(b *testing.B) {
 			p := newPool(b)
 			onPool(b, p, func(w *scheduler.Worker) {
-				run(b, func() float64 { return bench.LoopParWith(w, c.n, c.k) })
+				run(b, func() float64 { return work.LoopParWith(w, c.n, c.k) })
 			})
 		})
 	}
 	b.Run("weft-on", func(b *testing.B) {
 		p := newPool(b)
 		run(b, func() float64 {
-			s, err := par.ReduceRangeOn(b.Context(), p, 0, c.n, 0, func(_ *scheduler.Worker, lo, hi int) float64 { return c.k(lo, hi) },
+			s, err := par.ReduceRangeOn(b.Context(), p, 0, c.n, 0, func(lo, hi int) float64 { return c.k(lo, hi) },
 				func(x, y float64) float64 { return x + y })
 			if err != nil {
 				b.Fatal(err)
@@ -89,15 +89,15 @@ func loopContenders(b *testing.B, c loopCase) {
 // benchMatMul multiplies two 512×512 matrices: rows by static chunks for
 // goroutines and errgroup, rows and then columns (a nested loop) for weft.
 func benchMatMul(b *testing.B) {
-	a, m, c, run := matMulCase(512, bench.MulRows)
+	a, m, c, run := matMulCase(512, work.MulRows)
 	n := a.N
-	rows := func(lo, hi int) float64 { return bench.MulRows(a, m, c, lo, hi) }
-	b.Run("sequential", func(b *testing.B) { run(b, func() float64 { return bench.LoopSeq(n, rows) }) })
-	b.Run("goroutines", func(b *testing.B) { run(b, func() float64 { return bench.LoopGoroutines(n, rows) }) })
-	b.Run("errgroup", func(b *testing.B) { run(b, func() float64 { return bench.LoopErrgroup(n, rows) }) })
+	rows := func(lo, hi int) float64 { return work.MulRows(a, m, c, lo, hi) }
+	b.Run("sequential", func(b *testing.B) { run(b, func() float64 { return work.LoopSeq(n, rows) }) })
+	b.Run("goroutines", func(b *testing.B) { run(b, func() float64 { return work.LoopGoroutines(n, rows) }) })
+	b.Run("errgroup", func(b *testing.B) { run(b, func() float64 { return work.LoopErrgroup(n, rows) }) })
 	b.Run("weft", func(b *testing.B) {
 		p := newPool(b)
-		onPool(b, p, func(w *scheduler.Worker) { run(b, func() float64 { return bench.MatMulPar(w, a, m, c) }) })
+		onPool(b, p, func(w *scheduler.Worker) { run(b, func() float64 { return work.MatMulPar(w, a, m, c) }) })
 	})
 }
 
@@ -106,22 +106,25 @@ func benchMatMul(b *testing.B) {
 // (from inside a task, and from outside with Pool.Run), the row loop cut
 // by the others, each row's blocks in turn.
 func benchMatMulNested(b *testing.B) {
-	a, m, c, run := matMulCase(256, bench.MulRowsBlocked)
-	rows := func(lo, hi int) float64 { return bench.MulRowsBlocked(a, m, c, lo, hi) }
+	a, m, c, run := matMulCase(256, work.MulRowsBlocked)
+	rows := func(lo, hi int) float64 { return work.MulRowsBlocked(a, m, c, lo, hi) }
 	n := a.N
-	b.Run("sequential", func(b *testing.B) { run(b, func() float64 { return bench.LoopSeq(n, rows) }) })
-	b.Run("goroutines", func(b *testing.B) { run(b, func() float64 { return bench.LoopGoroutines(n, rows) }) })
-	b.Run("errgroup", func(b *testing.B) { run(b, func() float64 { return bench.LoopErrgroup(n, rows) }) })
-	b.Run("dynamic", func(b *testing.B) { run(b, func() float64 { return bench.LoopDynamic(n, rows) }) })
+	b.Run("sequential", func(b *testing.B) { run(b, func() float64 { return work.LoopSeq(n, rows) }) })
+	b.Run("goroutines", func(b *testing.B) { run(b, func() float64 { return work.LoopGoroutines(n, rows) }) })
+	b.Run("errgroup", func(b *testing.B) { run(b, func() float64 { return work.LoopErrgroup(n, rows) }) })
+	b.Run("dynamic", func(b *testing.B) { run(b, func() float64 { return work.LoopDynamic(n, rows) }) })
 	b.Run("weft", func(b *testing.B) {
 		p := newPool(b)
-		onPool(b, p, func(w *scheduler.Worker) { run(b, func() float64 { return bench.MatMulNestedPar(w, a, m, c) }) })
+		onPool(b, p, func(w *scheduler.Worker) { run(b, func() float64 { return work.MatMulNestedPar(w, a, m, c) }) })
 	})
 	b.Run("weft-on", func(b *testing.B) {
 		p := newPool(b)
 		run(b, func() float64 {
 			var s float64
-			if err := p.Run(b.Context(), func(w *scheduler.Worker) { s = bench.MatMulNestedPar(w, a, m, c) }); err != nil {
+			if err := p.Run(b.Context(), func(w *scheduler.Worker) error {
+				s = work.MatMulNestedPar(w, a, m, c)
+				return nil
+			}); err != nil {
 				b.Fatal(err)
 			}
 			return s
@@ -131,10 +134,10 @@ func benchMatMulNested(b *testing.B) {
 
 // matMulCase makes the matrices of an n×n multiply, c = a × m, and a
 // runner that times a contender and checks its sum against seq's.
-func matMulCase(n int, seq func(a, b, c bench.Matrix, lo, hi int) float64) (a, m, c bench.Matrix, run func(b *testing.B, body func() float64)) {
-	a = bench.NewMatrix(n, func(i, j int) float64 { return float64((i+j)%7) / 7 })
-	m = bench.NewMatrix(n, func(i, j int) float64 { return float64((i*j)%5) / 5 })
-	c = bench.NewMatrix(n, func(int, int) float64 { return 0 })
+func matMulCase(n int, seq func(a, b, c work.Matrix, lo, hi int) float64) (a, m, c work.Matrix, run func(b *testing.B, body func() float64)) {
+	a = work.NewMatrix(n, func(i, j int) float64 { return float64((i+j)%7) / 7 })
+	m = work.NewMatrix(n, func(i, j int) float64 { return float64((i*j)%5) / 5 })
+	c = work.NewMatrix(n, func(int, int) float64 { return 0 })
 	want := seq(a, m, c, 0, n)
 	run = func(b *testing.B, body func() float64) {
 		var got float64

@@ -52,7 +52,10 @@ func TestHandlerForksOnAPool(t *testing.T) {
 		Source: q, Supplier: slots.NewFixed(4),
 		Handler: func(ctx context.Context, _ intake.Task) error {
 			var got int
-			err := pool.Run(ctx, func(w *scheduler.Worker) { got = fib(w, 20) })
+			err := pool.Run(ctx, func(w *scheduler.Worker) error {
+				got = fib(w, 20)
+				return nil
+			})
 			if got != 6765 {
 				wrong.Add(1)
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/internal/core"
+	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -147,7 +148,7 @@ func (d *delivery) start() { go d.w.run(d, nil) }
 // run runs d's turn, then those of the tasks of its key that waited
 // behind it, one after another. exited, if not nil, is the Goexit of d's
 // handler on the goroutine before this one: d's turn goes on from its end.
-func (w *Worker) run(d *delivery, exited *core.Panic) {
+func (w *Worker) run(d *delivery, exited *scheduler.Panic) {
 	defer func() {
 		if d != nil { // the goroutine is ending in user code: runtime.Goexit
 			w.runExited(d)
@@ -170,7 +171,7 @@ func (w *Worker) runExited(d *delivery) {
 	if d.inHandler {
 		d.inHandler = false
 		w.counts.panics.Add(1)
-		go w.run(d, core.Recovered(nil)) // the stack is the handler's
+		go w.run(d, core.Recovered[scheduler.Panic](nil)) // the stack is the handler's
 		return
 	}
 	d.abandon()
@@ -239,7 +240,7 @@ func (d *delivery) runHandler() (err error) {
 		if v := recover(); v != nil {
 			d.inHandler = false
 			w.counts.panics.Add(1)
-			err = core.Recovered(v)
+			err = core.Recovered[scheduler.Panic](v)
 		}
 	}()
 	err = w.cfg.Handler(w.runCtx, d.task)
@@ -442,7 +443,7 @@ func (d *delivery) unread(counted bool, who string, err error) {
 	n := int(d.deliveries)
 	if limit := w.cfg.MaxDeliveries; counted && limit > 0 && n >= limit {
 		why := err.Error()
-		if pan := (*core.Panic)(nil); errors.As(err, &pan) {
+		if pan := (*scheduler.Panic)(nil); errors.As(err, &pan) {
 			why = fmt.Sprintf("%s panicked: %v", who, pan.Value) // the reason the source keeps: no stack
 		}
 		d.terminateUnrun(fmt.Errorf("%w: %s, on delivery %d of at most %d", ErrPoison, why, n, limit))

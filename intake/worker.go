@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/weftrt/weft/internal/core"
+	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
 
@@ -207,20 +208,20 @@ func (w *Worker) report(err error) {
 // report's caller, which is in the middle of the worker's bookkeeping.
 // Unwound through it and recovered by a caller (of Shutdown, say), the
 // panic would leave a slot held or a task unsettled.
-func (w *Worker) raise(pan *core.Panic) {
-	go core.Repanic(&core.Panic{Value: fmt.Sprintf("weft/intake: Config.OnError panicked: %v", pan.Value), Stack: pan.Stack})
+func (w *Worker) raise(pan *scheduler.Panic) {
+	go core.Repanic(&scheduler.Panic{Value: fmt.Sprintf("weft/intake: Config.OnError panicked: %v", pan.Value), Stack: pan.Stack})
 }
 
 // isolated runs f on a goroutine of its own and waits for it to end. It
 // returns what f panicked with, or exited if f called runtime.Goexit.
-func isolated(f func()) (pan *core.Panic, exited bool) {
+func isolated(f func()) (pan *scheduler.Panic, exited bool) {
 	done := make(chan struct{})
 	go func() {
 		returned := false
 		defer func() {
 			if !returned {
 				if v := recover(); v != nil {
-					pan = core.Recovered(v)
+					pan = core.Recovered[scheduler.Panic](v)
 				} else {
 					exited = true
 				}
@@ -240,7 +241,7 @@ func fault(who string, v any) error {
 	if v == nil {
 		return goexitError(who)
 	}
-	return fmt.Errorf("%s panicked: %w", who, core.Recovered(v))
+	return fmt.Errorf("%s panicked: %w", who, core.Recovered[scheduler.Panic](v))
 }
 
 // goexitError reports that user code (the string names it) called

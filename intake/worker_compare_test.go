@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/weftrt/weft/bench"
 	"github.com/weftrt/weft/intake"
+	"github.com/weftrt/weft/internal/work"
 	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
@@ -19,7 +19,7 @@ const compareSlots = 16
 
 // compareTree is the CPU-bound handler's input: a boxed tree of 2^15
 // nodes, built node by node, summed by every task.
-var compareTree = bench.NewBoxedTree(15)
+var compareTree = work.NewBoxedTree(15)
 
 // A handler in the two forms: weft's, which forks on a pool it enters,
 // and the goroutine worker's, which forks with goroutines down to a depth
@@ -37,11 +37,14 @@ var compareHandlers = []compareHandler{
 	{"treesum-fork",
 		func(ctx context.Context, p *scheduler.Pool) error {
 			var sum int64
-			err := p.Run(ctx, func(w *scheduler.Worker) { sum = bench.BoxedSum(w, compareTree) })
+			err := p.Run(ctx, func(w *scheduler.Worker) error {
+				sum = work.BoxedSum(w, compareTree)
+				return nil
+			})
 			sink(sum)
 			return err
 		},
-		func() error { sink(bench.BoxedSumGoroutines(compareTree, 4)); return nil }},
+		func() error { sink(work.BoxedSumGoroutines(compareTree, 4)); return nil }},
 }
 
 var sunk atomic.Int64
@@ -63,9 +66,9 @@ func BenchmarkTaskWorker(b *testing.B) {
 				q := intake.NewMemQueue(intake.MemQueueConfig{PollWait: time.Millisecond})
 				putN(q, b.N)
 				b.ResetTimer()
-				start, cpu := time.Now(), bench.CPUTime()
+				start, cpu := time.Now(), work.CPUTime()
 				c.run(b, q, b.N, h)
-				wall, used := time.Since(start), bench.CPUTime()-cpu
+				wall, used := time.Since(start), work.CPUTime()-cpu
 				b.StopTimer()
 				if q.Len() != 0 {
 					b.Fatalf("%d tasks left in the queue", q.Len())

@@ -1,6 +1,8 @@
 package weftjs_test
 
 import (
+	"github.com/weftrt/weft/internal/work"
+
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -11,7 +13,6 @@ import (
 	"time"
 
 	natsjs "github.com/nats-io/nats.go/jetstream"
-	"github.com/weftrt/weft/bench"
 	"github.com/weftrt/weft/intake"
 	weftjs "github.com/weftrt/weft/jetstream"
 	"github.com/weftrt/weft/scheduler"
@@ -21,8 +22,8 @@ import (
 // benchSlots is how many tasks each contender works on at once.
 const benchSlots = 16
 
-// work is the task both contenders run: a few microseconds of hashing.
-func work(payload []byte) {
+// hashWork is the task both contenders run: a few microseconds of hashing.
+func hashWork(payload []byte) {
 	sum := sha256.Sum256(payload)
 	for range 15 {
 		sum = sha256.Sum256(sum[:])
@@ -90,7 +91,7 @@ func timed(b *testing.B, js natsjs.JetStream, pool *scheduler.Pool, name string,
 	return d, cpuTime() - c0
 }
 
-func cpuTime() time.Duration { return bench.CPUTime() }
+func cpuTime() time.Duration { return work.CPUTime() }
 
 // freshStream makes a stream and consumer of their own for one run.
 func freshStream(b testing.TB, js natsjs.JetStream, name string) *weftjs.Source {
@@ -115,7 +116,7 @@ func runWorkerWith(tb testing.TB, src *weftjs.Source, pool *scheduler.Pool, n, m
 		Supplier:   slots.NewFixed(benchSlots),
 		MaxPollers: maxPollers,
 		Handler: func(_ context.Context, t intake.Task) error {
-			work(t.Payload())
+			hashWork(t.Payload())
 			return nil
 		},
 	})
@@ -156,7 +157,7 @@ func runBare(tb testing.TB, src *weftjs.Source, _ *scheduler.Pool, n int) time.D
 				if err != nil {
 					return // stopped: all done
 				}
-				work(msg.Data())
+				hashWork(msg.Data())
 				if err := msg.DoubleAck(ctx); err != nil {
 					tb.Error(err)
 				}

@@ -293,7 +293,7 @@ func keyedChild() int {
 		Handler: func(_ context.Context, t intake.Task) error {
 			note("S", t)
 			for range 40 { // the task's work, between its start and its side effect
-				work(t.Payload())
+				hashWork(t.Payload())
 			}
 			note("D", t)
 			return nil

@@ -89,7 +89,7 @@ func TestKeyedOneWorker(t *testing.T) {
 			next[key] = seq + 1
 			mu.Unlock()
 			runtime.Gosched() // let other handlers run while this one counts as running
-			work(task.Payload())
+			hashWork(task.Payload())
 			mu.Lock()
 			running[key] = false
 			mu.Unlock()

@@ -35,12 +35,13 @@ func BenchmarkCall(b *testing.B) {
 				"values": fibCall, "closures": fibJoin, "both": fibBoth,
 			}[kind]
 			b.ReportAllocs()
-			err = p.Run(context.Background(), func(w *scheduler.Worker) {
+			err = p.Run(context.Background(), func(w *scheduler.Worker) error {
 				b.ResetTimer()
 				for range b.N {
 					sink = fib(w, n)
 				}
 				b.StopTimer() // p.Close, deferred, is not a join's cost
+				return nil
 			})
 			if err != nil {
 				b.Fatal(err)

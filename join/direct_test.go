@@ -74,19 +74,21 @@ func TestDeepCallGoexit(t *testing.T) {
 	var v any
 	func() {
 		defer func() { v = recover() }()
-		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+		_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 			deepSum(w, deepDepth, func(i int) int {
 				if i == 1<<10 {
 					runtime.Goexit()
 				}
 				return 1
 			})
+			return nil
 		})
 	}()
 	require.IsType(t, &scheduler.Panic{}, v)
 	assert.ErrorIs(t, v.(*scheduler.Panic), scheduler.ErrGoexit)
-	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 		assert.Equal(t, 1<<10, deepSum(w, 10, func(int) int { return 1 }))
+		return nil
 	}))
 }
 
@@ -105,7 +107,7 @@ func TestDeepDirectCallsStillPublish(t *testing.T) {
 	var secondStarted atomic.Bool
 	calls := 0
 	noop := func(*scheduler.Worker, int) int { return 0 }
-	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 		join.Call(w, func(w *scheduler.Worker, half int) int {
 			if half == 1 {
 				secondStarted.Store(true)
@@ -119,6 +121,7 @@ func TestDeepDirectCallsStillPublish(t *testing.T) {
 				return 0
 			})
 		}, 0, 1)
+		return nil
 	}))
 	assert.Less(t, calls, bound, "the root's second half was never published to the idle worker")
 }

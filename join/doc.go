@@ -12,50 +12,35 @@
 //	}
 //
 //	// From outside the pool (nil: the default pool):
-//	a, b, err := join.CallOn(nil, sum, xs[:len(xs)/2], xs[len(xs)/2:])
+//	a, b, err := join.CallOn(ctx, nil, sum, xs[:len(xs)/2], xs[len(xs)/2:])
 //
-// Call(w, f, x, y) computes f(w, x) and f(w, y) and returns both results;
-// arguments and results travel by value in a frame the worker reuses, so
-// with a top-level f it allocates nothing. Join(w, a, b) runs two
-// closures; Go allocates b (and the variables it assigns) on the heap,
-// since another worker may run it. Both(w, a, b) runs two closures that
-// return their results, of any two types, so b assigns nothing of the
-// caller's: one allocation per fork instead of two. Prefer Call in hot
-// recursions. All three take the *scheduler.Worker that the pool handed
-// to the current task; a goroutine outside the pool calls On, CallOn or
-// BothOn, which run the join as a task of the given pool (nil means
-// scheduler.Default()).
+// Call(w, f, x, y) returns f(w, x) and f(w, y); arguments and results
+// travel by value in a frame the worker reuses, so with a top-level f it
+// allocates nothing: prefer it in hot recursions. Join(w, a, b) runs two
+// closures, and Both(w, a, b) two closures that return results of any two
+// types. All three take the *scheduler.Worker of the current task; from a
+// goroutine outside the pool, On, CallOn and BothOn take a context and a
+// pool first and run the join as a task there.
 //
 // # What a fork costs
 //
-// The second half starts private to the worker: registering it is a few
-// plain stores, and if no other worker needs work by the time the first
-// half returns, the worker calls the second half itself, as sequential
-// code would. A few nanoseconds, against a microsecond or so for a
-// goroutine and a sync.WaitGroup. Only when another worker is idle does a
-// heartbeat publish the worker's oldest private half, where a thief can
-// take it; the joining worker then runs other jobs (or sleeps) until the
-// thief is done. docs/forks.md has the design and its measurements.
+// The second half stays private to the worker, a few plain stores, and if
+// no other worker is idle by the time the first half returns, the worker
+// runs it itself, as sequential code would: a few nanoseconds, against a
+// microsecond for a goroutine and a sync.WaitGroup. Only when another
+// worker is idle is the oldest private half published for it to steal.
 //
-// A recursion that joins at every level (a tree walk over nodes of a few
-// nanoseconds each) asks Plain first, and makes its two calls itself
-// when Plain says the join would run them plainly, as nearly every join
-// deep in the recursion does: the plain branch then costs what the
-// sequential code costs, and closures written after the check are made
-// only where the join may fork (see Plain, and ExamplePlain). Otherwise,
-// fork where the work is worth splitting: stop forking below a grain of a
-// few microseconds of work (the sequential cutoff above), where the call
-// overhead would show.
+// A recursion that joins at every level (a tree of cheap nodes) asks
+// Plain first and makes its two calls itself where the join would run
+// them plainly, as nearly every join deep in a recursion does; see
+// ExamplePlain. Otherwise stop forking below a few microseconds of work.
 //
 // # Panics
 //
 // A panic in either half is re-raised in the joining task, as a
 // *scheduler.Panic carrying the original value and stack, after both
-// halves have finished (so nothing the halves borrowed is still in use);
-// the first half's panic wins if both panic. Call, deep in a recursion,
-// runs its halves as plain calls (see Call), and there a panic in the
-// first skips the second (nothing of it had started) and leaves that
-// Call unwrapped, to be wrapped by the nearest join that made a fork. Join, Both and Call panic
-// with a message naming the mistake when w is nil or belongs to another
-// goroutine's task (the latter checked in race-detector builds).
+// halves have finished; the first half's panic wins if both panic. Join,
+// Both and Call panic with a message naming the mistake when w is nil or
+// belongs to another goroutine's task (the latter in race-detector
+// builds). docs/forks.md has the mechanism and its measurements.
 package join

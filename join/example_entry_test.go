@@ -1,6 +1,7 @@
 package join_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -34,7 +35,7 @@ func ExampleCallOn() {
 		panic(err)
 	}
 	defer p.Close()
-	low, high, err := join.CallOn(p, sumSquares, interval{0, 50_000}, interval{50_000, 100_000})
+	low, high, err := join.CallOn(context.Background(), p, sumSquares, interval{0, 50_000}, interval{50_000, 100_000})
 	fmt.Println(low, high, err)
 	// Output: 41665416675000 291662916675000 <nil>
 }
@@ -46,7 +47,7 @@ func ExampleOn() {
 	defer p.Close()
 	xs := []int{7, 3, 9, 1, 4}
 	var lo, hi int
-	err := join.On(p,
+	err := join.On(context.Background(), p,
 		func(*scheduler.Worker) { lo = slices.Min(xs) },
 		func(*scheduler.Worker) { hi = slices.Max(xs) })
 	fmt.Println(lo, hi, err)
@@ -56,7 +57,7 @@ func ExampleOn() {
 // BothOn runs two closures from outside the pool and returns both results.
 func ExampleBothOn() {
 	xs := []int{7, 3, 9, 1, 4}
-	sum, sorted, err := join.BothOn(nil, // nil: the default pool
+	sum, sorted, err := join.BothOn(context.Background(), nil, // nil: the default pool
 		func(*scheduler.Worker) int { return sumInts(xs) },
 		func(*scheduler.Worker) []int { return slices.Sorted(slices.Values(xs)) })
 	fmt.Println(sum, sorted, err)

@@ -41,7 +41,10 @@ func ExamplePlain() {
 	p, _ := scheduler.New()
 	defer p.Close()
 	var total int
-	_ = p.Run(context.Background(), func(w *scheduler.Worker) { total = treeSum(w, root) })
+	_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
+		total = treeSum(w, root)
+		return nil
+	})
 	fmt.Println(total)
 	// Output: 549755289600
 }

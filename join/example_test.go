@@ -24,7 +24,7 @@ func fib(w *scheduler.Worker, n int) int {
 func ExampleCall() {
 	p, _ := scheduler.New()
 	defer p.Close()
-	x, y, _ := join.CallOn(p, fib, 30, 31)
+	x, y, _ := join.CallOn(context.Background(), p, fib, 30, 31)
 	fmt.Println(x, y)
 	// Output: 832040 1346269
 }
@@ -33,7 +33,7 @@ func ExampleCall() {
 func ExampleJoin() {
 	xs := []int{3, 1, 4, 1, 5, 9, 2, 6}
 	var lo, hi int
-	_ = join.On(nil, // nil: the default pool
+	_ = join.On(context.Background(), nil, // nil: the default pool
 		func(*scheduler.Worker) { lo = sumInts(xs[:4]) },
 		func(*scheduler.Worker) { hi = sumInts(xs[4:]) })
 	fmt.Println(lo, hi)
@@ -47,11 +47,13 @@ func ExampleBoth() {
 	words := []string{"fork", "join", "steal", "sleep", "wake"}
 	p, _ := scheduler.New(scheduler.WithWorkers(2))
 	defer p.Close()
-	_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+	_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 		letters, longest := join.Both(w,
 			func(*scheduler.Worker) int { return len(strings.Join(words, "")) },
 			func(*scheduler.Worker) string { return slices.MaxFunc(words, byLength) })
 		fmt.Println(letters, longest)
+
+		return nil
 	})
 	// Output: 22 steal
 }

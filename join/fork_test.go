@@ -34,7 +34,7 @@ func TestPrivateForkReachesIdleWorker(t *testing.T) {
 			var ranOn atomic.Int64
 			ranOn.Store(-1)
 			forks := 0
-			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 				join.Join(w,
 					func(w *scheduler.Worker) {
 						for ranOn.Load() < 0 && forks < 50_000_000 {
@@ -43,6 +43,7 @@ func TestPrivateForkReachesIdleWorker(t *testing.T) {
 						}
 					},
 					func(w *scheduler.Worker) { ranOn.Store(int64(w.Index())) })
+				return nil
 			}))
 			require.GreaterOrEqual(t, ranOn.Load(), int64(0), "b never ran while a forked %d times", forks)
 			st := p.Stats()
@@ -145,7 +146,10 @@ func TestForksRunOnceUnderHeartbeat(t *testing.T) {
 				nodes, panics := root.count()
 				var got int
 				pv := catch(func() {
-					require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) { got = visitNode(w, root) }))
+					require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
+						got = visitNode(w, root)
+						return nil
+					}))
 				})
 				skippable := make(map[*node]bool)
 				mayBeSkipped(root, false, skippable)
@@ -222,13 +226,14 @@ func TestPanickingJoinDropsClosure(t *testing.T) {
 			defer p.Close()
 			var wp weak.Pointer[[64]byte]
 			catch(func() {
-				_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+				_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 					captured := new([64]byte)
 					wp = weak.Make(captured)
 					form(w, func() {
 						captured[0] = 1
 						panic("b")
 					})
+					return nil
 				})
 			})
 			runtime.GC()
@@ -247,7 +252,7 @@ func TestEscapedWorkerCaught(t *testing.T) {
 	p, err := scheduler.New(scheduler.WithWorkers(1))
 	require.NoError(t, err)
 	defer p.Close()
-	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 		got := make(chan any)
 		go func() { got <- catch(func() { join.Call(w, noop, 1, 2) }) }()
 		assert.Contains(t, <-got, "is not the calling goroutine's")
@@ -259,6 +264,7 @@ func TestEscapedWorkerCaught(t *testing.T) {
 			got <- catch(func() { join.Both(w, noopHalf, noopHalf) })
 		}()
 		assert.Contains(t, <-got, "is not the calling goroutine's")
+		return nil
 	}))
 }
 

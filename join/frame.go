@@ -29,7 +29,7 @@ type half struct {
 // *scheduler.Panic. The unwinding panic wins over one from the second
 // half, as a's wins in Join.
 func (h *half) unwind(e *core.Worker, r any, runInline func(*scheduler.Worker), leave func(*core.Worker)) *scheduler.Panic {
-	p := core.Recovered(r) // here, while the panicking frames are on the stack
+	p := core.Recovered[scheduler.Panic](r) // here, while the panicking frames are on the stack
 	h.settle(e, runInline, leave)
 	return p
 }
@@ -57,7 +57,7 @@ func (h *half) settle(e *core.Worker, runInline func(*scheduler.Worker), leave f
 	// The fork is inline when the second half itself panicked, or when a
 	// Goexit interrupted its inline run here: it must not run again.
 	if !h.fork.RanInline() && e.Reclaim(&h.fork) {
-		core.CatchWorker(runInline, (*scheduler.Worker)(e))
+		core.CatchWorker[scheduler.Panic](runInline, (*scheduler.Worker)(e))
 	}
 	leave(e)
 	done = true

@@ -63,12 +63,13 @@ func goexitTrees(t *testing.T, only int) {
 		var v any
 		func() {
 			defer func() { v = recover() }()
-			_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+			_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 				kind := i % 3
 				if only >= 0 {
 					kind = only
 				}
 				goexitTree(w, 6, &id, int32(1+i%64), &running, kind)
+				return nil
 			})
 		}()
 		require.IsType(t, &scheduler.Panic{}, v, i)
@@ -95,8 +96,9 @@ func TestSeveralGoexitsInTrees(t *testing.T) {
 		var v any
 		func() {
 			defer func() { v = recover() }()
-			_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+			_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 				goexitLeaves(w, 7, &running, i%3)
+				return nil
 			})
 		}()
 		require.IsType(t, &scheduler.Panic{}, v, i)

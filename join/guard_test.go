@@ -111,7 +111,7 @@ func TestGoexitWhileGuardWaits(t *testing.T) {
 			go func() {
 				defer close(runDone)
 				v = catch(func() {
-					_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+					_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 						owner.Store(int64(w.Index()))
 						form(w, func(w *scheduler.Worker) {
 							if !forkUntil(w, stolen) {
@@ -132,6 +132,7 @@ func TestGoexitWhileGuardWaits(t *testing.T) {
 							close(spawned)
 							releasedEarly <- released(p, sleeps0)
 						})
+						return nil
 					})
 				})
 				if !bDone.Load() {
@@ -143,8 +144,9 @@ func TestGoexitWhileGuardWaits(t *testing.T) {
 			require.False(t, <-releasedEarly, "Run's caller was released while b still ran on the thief")
 			hangGuard(t, "the Goexit job's panic handler", chanOf(handled))
 			// The pool keeps working.
-			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 				assert.Equal(t, 55, fibCall(w, 10))
+				return nil
 			}))
 		})
 	}
@@ -220,7 +222,7 @@ func detachedChild(mode string) {
 	stolen, spawned := make(chan struct{}), make(chan struct{})
 	var owner atomic.Int64
 	v := catch(func() {
-		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+		_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 			owner.Store(int64(w.Index()))
 			join.Join(w, func(w *scheduler.Worker) {
 				if !forkUntil(w, stolen) {
@@ -242,6 +244,7 @@ func detachedChild(mode string) {
 					runtime.Gosched()
 				}
 			})
+			return nil
 		})
 	})
 	if v != nil {

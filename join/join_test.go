@@ -24,7 +24,10 @@ func onPools(t *testing.T, f func(t *testing.T, w *scheduler.Worker)) {
 			p, err := scheduler.New(scheduler.WithWorkers(n))
 			require.NoError(t, err)
 			defer p.Close()
-			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) { f(t, w) }))
+			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
+				f(t, w)
+				return nil
+			}))
 		})
 	}
 }
@@ -117,9 +120,11 @@ func TestCallAllocatesNothing(t *testing.T) {
 		p, err := scheduler.New(scheduler.WithWorkers(n))
 		require.NoError(t, err)
 		var allocs float64
-		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 			fibCall(w, 15) // warm the frame cache
 			allocs = testing.AllocsPerRun(20, func() { fibCall(w, 15) })
+
+			return nil
 		}))
 		p.Close()
 		if n == 1 {
@@ -143,24 +148,26 @@ func TestBothAllocatesOncePerFork(t *testing.T) {
 	require.NoError(t, err)
 	defer p.Close()
 	forks := float64(fibForks(15))
-	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 		fibBoth(w, 15) // warm the frame cache
 		// Bounds, not equalities: a stray allocation elsewhere in the
 		// process may count too.
 		assert.LessOrEqual(t, testing.AllocsPerRun(20, func() { fibBoth(w, 15) }), forks, "Both")
 		assert.GreaterOrEqual(t, testing.AllocsPerRun(20, func() { fibJoin(w, 15) }), 2*forks, "Join")
+
+		return nil
 	}))
 }
 
 func TestJoinOutsidePool(t *testing.T) {
 	var a, b bool
-	require.NoError(t, join.On(nil, func(*scheduler.Worker) { a = true }, func(*scheduler.Worker) { b = true }))
+	require.NoError(t, join.On(context.Background(), nil, func(*scheduler.Worker) { a = true }, func(*scheduler.Worker) { b = true }))
 	assert.True(t, a && b)
-	x, y, err := join.CallOn(nil, func(_ *scheduler.Worker, n int) int { return n * 2 }, 3, 4)
+	x, y, err := join.CallOn(context.Background(), nil, func(_ *scheduler.Worker, n int) int { return n * 2 }, 3, 4)
 	require.NoError(t, err)
 	assert.Equal(t, 6, x)
 	assert.Equal(t, 8, y)
-	s, n, err := join.BothOn(nil,
+	s, n, err := join.BothOn(context.Background(), nil,
 		func(*scheduler.Worker) string { return "a" },
 		func(*scheduler.Worker) int { return 2 })
 	require.NoError(t, err)
@@ -170,8 +177,8 @@ func TestJoinOutsidePool(t *testing.T) {
 	p, err := scheduler.New(scheduler.WithWorkers(2))
 	require.NoError(t, err)
 	p.Close()
-	assert.ErrorIs(t, join.On(p, func(*scheduler.Worker) {}, func(*scheduler.Worker) {}), scheduler.ErrClosed)
-	_, _, err = join.BothOn(p, func(*scheduler.Worker) int { return 1 }, func(*scheduler.Worker) int { return 2 })
+	assert.ErrorIs(t, join.On(context.Background(), p, func(*scheduler.Worker) {}, func(*scheduler.Worker) {}), scheduler.ErrClosed)
+	_, _, err = join.BothOn(context.Background(), p, func(*scheduler.Worker) int { return 1 }, func(*scheduler.Worker) int { return 2 })
 	assert.ErrorIs(t, err, scheduler.ErrClosed)
 }
 
@@ -190,7 +197,7 @@ func TestNilFunctions(t *testing.T) {
 	assert.PanicsWithValue(t, "weft/join: Both with a nil b (the second function): want two non-nil functions",
 		func() { join.Both[int, int](nil, g, nil) })
 	assert.PanicsWithValue(t, "weft/join: BothOn with a nil b (the second function): want two non-nil functions",
-		func() { _, _, _ = join.BothOn[int, int](nil, g, nil) })
+		func() { _, _, _ = join.BothOn[int, int](context.Background(), nil, g, nil) })
 	nilWorker := "weft/join: nil worker: from outside the pool, use join.On, join.CallOn or join.BothOn"
 	assert.PanicsWithValue(t, nilWorker, func() { join.Both(nil, g, g) })
 	assert.PanicsWithValue(t, nilWorker, func() { join.Join(nil, f, f) })
@@ -198,7 +205,7 @@ func TestNilFunctions(t *testing.T) {
 		join.Call(nil, func(*scheduler.Worker, int) int { return 0 }, 1, 2)
 	})
 	assert.PanicsWithValue(t, "weft/join: On with a nil a (the first function): want two non-nil functions",
-		func() { _ = join.On(nil, nil, f) })
+		func() { _ = join.On(context.Background(), nil, nil, f) })
 }
 
 var errA, errB = errors.New("a"), errors.New("b")

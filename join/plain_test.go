@@ -57,8 +57,9 @@ func TestPlainJoinAllocatesOnlyWhereItForks(t *testing.T) {
 	require.NoError(t, err)
 	defer p.Close()
 	var allocs float64
-	require.NoError(t, p.Run(t.Context(), func(w *scheduler.Worker) {
+	require.NoError(t, p.Run(t.Context(), func(w *scheduler.Worker) error {
 		allocs = testing.AllocsPerRun(5, func() { sumPlainJoin(w, root) })
+		return nil
 	}))
 	nodes := 1<<layers - 1
 	assert.Less(t, allocs, float64(nodes)/16, "allocations per run, for %d nodes", nodes)

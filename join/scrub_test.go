@@ -79,7 +79,7 @@ func TestFinishedJoinsDropTheirArguments(t *testing.T) {
 			p, err := scheduler.New(scheduler.WithWorkers(1))
 			require.NoError(t, err)
 			defer p.Close()
-			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 				for _, depth := range []int{1, 5} {
 					wp := nest(w, depth, form)
 					runtime.GC()
@@ -91,6 +91,7 @@ func TestFinishedJoinsDropTheirArguments(t *testing.T) {
 				join.Join(w, func(w *scheduler.Worker) { wp = nest(w, 3, form) }, func(*scheduler.Worker) {})
 				runtime.GC()
 				assert.Nil(t, wp.Value(), "nested: a finished join's arguments are still reachable while the task runs on")
+				return nil
 			}))
 		})
 	}

@@ -64,8 +64,9 @@ func TestStressJoinsThroughSleep(t *testing.T) {
 				for i := range trees {
 					var sum int
 					seed := uint64(i)
-					if err := p.Run(context.Background(), func(w *scheduler.Worker) {
+					if err := p.Run(context.Background(), func(w *scheduler.Worker) error {
 						sum = stressTree(w, 0, 7, seed)
+						return nil
 					}); err != nil || sum != 1<<7 {
 						fails.Add(1)
 					}

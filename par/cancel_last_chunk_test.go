@@ -35,7 +35,10 @@ func TestCancelInLastChunkIsReported(t *testing.T) {
 	// from the test's goroutine.
 	inPool := func(f func(w *scheduler.Worker) error) error {
 		var err error
-		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) { err = f(w) }))
+		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
+			err = f(w)
+			return nil
+		}))
 		return err
 	}
 	type form func(ctx context.Context, n int, last func(i int), opts []par.Option) error
@@ -63,7 +66,7 @@ func TestCancelInLastChunkIsReported(t *testing.T) {
 			})
 		},
 		"ForRangeOn": func(ctx context.Context, n int, last func(int), opts []par.Option) error {
-			return par.ForRangeOn(ctx, p, 0, n, func(_ *scheduler.Worker, lo, hi int) { last(hi - 1) }, opts...)
+			return par.ForRangeOn(ctx, p, 0, n, func(lo, hi int) { last(hi - 1) }, opts...)
 		},
 		"ForOn": func(ctx context.Context, n int, last func(int), opts []par.Option) error {
 			return par.ForOn(ctx, p, n, last, opts...)
@@ -72,7 +75,7 @@ func TestCancelInLastChunkIsReported(t *testing.T) {
 			return par.ForEachOn(ctx, p, seqOf(n), func(i int, _ *int) { last(i) }, opts...)
 		},
 		"ForRangeErrOn": func(ctx context.Context, n int, last func(int), opts []par.Option) error {
-			return par.ForRangeErrOn(ctx, p, 0, n, func(_ *scheduler.Worker, lo, hi int) error { last(hi - 1); return nil }, opts...)
+			return par.ForRangeErrOn(ctx, p, 0, n, func(lo, hi int) error { last(hi - 1); return nil }, opts...)
 		},
 		"MapOn": func(ctx context.Context, n int, last func(int), opts []par.Option) error {
 			out, err := par.MapOn(ctx, p, seqOf(n), func(x int) int { last(x); return x }, opts...)
@@ -80,7 +83,7 @@ func TestCancelInLastChunkIsReported(t *testing.T) {
 			return err
 		},
 		"ReduceRangeOn": func(ctx context.Context, n int, last func(int), opts []par.Option) error {
-			_, err := par.ReduceRangeOn(ctx, p, 0, n, 0, func(_ *scheduler.Worker, lo, hi int) int { last(hi - 1); return hi - lo }, add, opts...)
+			_, err := par.ReduceRangeOn(ctx, p, 0, n, 0, func(lo, hi int) int { last(hi - 1); return hi - lo }, add, opts...)
 			return err
 		},
 		"MapReduceOn": func(ctx context.Context, n int, last func(int), opts []par.Option) error {

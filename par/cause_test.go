@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,10 +25,11 @@ func TestCancelledBeforeStartReturnsCause(t *testing.T) {
 	errWhy := errors.New("why")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(errWhy)
-	body := func(*scheduler.Worker, int, int) error { return nil }
+	body := func(int, int) error { return nil }
+	inPool := func(*scheduler.Worker, int, int) error { return nil }
 	onOne(t, func(w *scheduler.Worker) {
-		assert.ErrorIs(t, par.ForRangeErr(ctx, w, 0, 10, body), errWhy, "inline")
-		assert.ErrorIs(t, par.ForRangeErr(ctx, w, 0, 10_000, body), errWhy, "long")
+		assert.ErrorIs(t, par.ForRangeErr(ctx, w, 0, 10, inPool), errWhy, "inline")
+		assert.ErrorIs(t, par.ForRangeErr(ctx, w, 0, 10_000, inPool), errWhy, "long")
 		assert.ErrorIs(t, par.ForErr(ctx, w, 10, func(int) error { return nil }), errWhy, "ForErr inline")
 		_, err := par.MapErr(ctx, w, seqOf(1000), func(x int) (int, error) { return x, nil })
 		assert.ErrorIs(t, err, errWhy, "MapErr")
@@ -45,7 +47,8 @@ func TestCancelledBeforeStartReturnsCause(t *testing.T) {
 	defer p2.Close()
 	ctx2, cancel2 := context.WithCancelCause(context.Background())
 	got := make(chan error)
-	go func() { got <- par.ForRangeErrOn(ctx2, p2, 0, 10_000, body) }()
+	// MinLen: no probe on the caller, so the loop goes to the pool at once.
+	go func() { got <- par.ForRangeErrOn(ctx2, p2, 0, 10_000, body, par.MinLen(1)) }()
 	<-sup.Waiting
 	cancel2(errWhy)
 	assert.ErrorIs(t, <-got, errWhy, "On form waiting for a slot")
@@ -59,30 +62,35 @@ func TestOnCancelledWhileQueuedReturnsCause(t *testing.T) {
 	p, err := scheduler.New(scheduler.WithWorkers(1))
 	require.NoError(t, err)
 	defer p.Close()
-	for _, n := range []int{0, 10_000} {
+	// Two loops that enter the pool: ForEachSeqOn always does, even over
+	// an empty sequence; ForRangeOn with MinLen skips the probe on the
+	// caller and hands the whole loop to the pool.
+	loops := map[string]func(ctx context.Context) error{
+		"empty ForEachSeqOn": func(ctx context.Context) error {
+			return par.ForEachSeqOn(ctx, p, slices.Values([]int(nil)), func(int) {})
+		},
+		"long ForRangeOn": func(ctx context.Context) error {
+			return par.ForRangeOn(ctx, p, 0, 10_000, func(int, int) {}, par.MinLen(1))
+		},
+	}
+	for name, loop := range loops {
 		release, busy := make(chan struct{}), make(chan struct{})
 		go func() {
-			_ = p.Run(context.Background(), func(*scheduler.Worker) {
+			_ = p.Run(context.Background(), func(*scheduler.Worker) error {
 				close(busy)
 				<-release // not in Block: the one worker takes nothing else
+				return nil
 			})
 		}()
 		<-busy
 		ctx, cancel := context.WithCancelCause(context.Background())
-		got := make(chan error)
-		// ForRangeOn enters the pool whatever the loop (its body may
-		// nest a loop on its worker); ForOn would run these inline.
-		go func() { got <- par.ForRangeOn(ctx, p, 0, n, func(*scheduler.Worker, int, int) {}) }()
-		for p.Stats().Pending < 2 { // ForRangeOn's task is accepted, queued
-			select {
-			case err := <-got:
-				t.Fatalf("ForRangeOn returned before its task was queued: %v", err)
-			default:
-				runtime.Gosched()
-			}
+		got := make(chan error, 1)
+		go func() { got <- loop(ctx) }()
+		for p.Stats().Pending < 2 { // the loop's task is accepted, queued
+			runtime.Gosched()
 		}
 		cancel(errWhy)
 		close(release)
-		assert.ErrorIs(t, <-got, errWhy, "a loop of %d", n)
+		assert.ErrorIs(t, <-got, errWhy, name)
 	}
 }

@@ -38,13 +38,14 @@ func TestMinLenBoundsChunks(t *testing.T) {
 						short.Add(1)
 					}
 				}
-				require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+				require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 					par.ForRange(w, 0, n, func(_ *scheduler.Worker, lo, hi int) { check(lo, hi) }, opts...)
 					_ = par.ReduceRange(w, 0, n, 0, func(_ *scheduler.Worker, lo, hi int) int { check(lo, hi); return 0 },
 						func(a, b int) int { return a + b }, opts...)
+					return nil
 				}))
 				_, err := par.ReduceRangeOn(context.Background(), p, 0, n, 0,
-					func(_ *scheduler.Worker, lo, hi int) int { check(lo, hi); return 0 },
+					func(lo, hi int) int { check(lo, hi); return 0 },
 					func(a, b int) int { return a + b }, opts...)
 				require.NoError(t, err)
 				require.EqualValues(t, 3*n, covered.Load(), name)
@@ -68,7 +69,7 @@ func TestProbeOverHugeRangeHandsOutNoEmptyChunk(t *testing.T) {
 	defer p.Close()
 	for range 20 {
 		var empty atomic.Int64
-		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 			s := par.ReduceRange(w, 0, math.MaxInt, 0, func(_ *scheduler.Worker, lo, hi int) int {
 				if hi <= lo {
 					empty.Add(1)
@@ -76,6 +77,7 @@ func TestProbeOverHugeRangeHandsOutNoEmptyChunk(t *testing.T) {
 				return hi - lo
 			}, func(a, b int) int { return a + b }, par.MaxLen(math.MaxInt/2))
 			require.Equal(t, math.MaxInt, s)
+			return nil
 		}))
 		require.Zero(t, empty.Load(), "empty chunks")
 	}
@@ -106,12 +108,14 @@ func TestMaxLenBoundsChunksOfRangesLongerThanMaxInt(t *testing.T) {
 		}
 		add := func(a, b uint64) uint64 { return a + b }
 		var covered atomic.Uint64
-		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 			assert.Equal(t, want, par.ReduceRange(w, lo, hi, 0, chunk, add, par.MaxLen(maxLen)), "ReduceRange %v", r)
 			par.ForRange(w, lo, hi, func(w *scheduler.Worker, lo, hi int) { covered.Add(chunk(w, lo, hi)) }, par.MaxLen(maxLen))
+			return nil
 		}))
 		assert.Equal(t, want, covered.Load(), "ForRange %v", r)
-		s, err := par.ReduceRangeOn(context.Background(), p, lo, hi, 0, chunk, add, par.MaxLen(maxLen))
+		s, err := par.ReduceRangeOn(context.Background(), p, lo, hi, 0,
+			func(lo, hi int) uint64 { return chunk(nil, lo, hi) }, add, par.MaxLen(maxLen))
 		require.NoError(t, err)
 		assert.Equal(t, want, s, "ReduceRangeOn %v", r)
 		assert.Zero(t, long.Load(), "%v: chunks longer than MaxLen", r)

@@ -36,7 +36,7 @@ func TestStressCoverageAndOrder(t *testing.T) {
 		}
 		spin := rng.IntN(3) == 0
 		name := fmt.Sprintf("iter=%d n=%d lo=%d", iter, n, lo)
-		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 			v := make([]atomic.Int32, n)
 			par.ForRange(w, lo, lo+n, func(w *scheduler.Worker, a, b int) {
 				if a >= b {
@@ -84,6 +84,7 @@ func TestStressCoverageAndOrder(t *testing.T) {
 				return a*31 + b
 			}, opts...)
 			_ = r
+			return nil
 		}))
 	}
 }

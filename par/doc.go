@@ -7,7 +7,8 @@
 // for a task, with its *scheduler.Worker; Err after it (ForEachErr) for a
 // body that returns an error, with a context first, stopping at the first
 // error; On at the end (ForEachOn, ForEachErrOn) for a goroutine outside
-// the pool, with a context and a pool (nil means scheduler.Default()).
+// the pool, with a context and a pool (nil means scheduler.Default()), and
+// a body that gets no worker. A nil context panics in every form.
 //
 //	// from a task, with its worker w:
 //	par.ForEach(w, xs, func(i int, x *Item) { x.Score = score(x) })
@@ -15,17 +16,18 @@
 //	squares, err := par.MapOn(ctx, nil, xs, func(x int) int { return x * x })
 //	err = par.ForEachErrOn(ctx, pool, files, func(i int, f *File) error { return f.Check() })
 //
-// The chunk forms (ForRange, ForRangeErr, ReduceRange) hand their body the
-// worker that runs the chunk, which a nested loop (or join, or scope)
-// inside it must use: that is how loops nest, on the same workers, never
-// starting more goroutines than the pool has.
+// Inside the pool, the chunk forms (ForRange, ForRangeErr, ReduceRange)
+// hand their body the worker that runs the chunk, which a nested loop (or
+// join, or scope) inside it must use: that is how loops nest, on the same
+// workers. From outside, a loop whose body nests one is a task: enter with
+// scheduler.Pool.Run and call the in-pool form there.
 //
 // A loop needs no tuning: it runs inline when it is short (16 elements,
 // or a probe of its first elements finds the whole under 32 µs), and
 // otherwise halves itself recursively, handing idle workers the largest
 // ranges nobody has started. A small loop from outside the pool runs on
-// the calling goroutine when its body gets no worker (ForOn, MapOn, ...),
-// so it does not pay the microsecond of entering the pool. MinLen and
+// the calling goroutine, so it does not pay the microsecond of entering
+// the pool. MinLen and
 // MaxLen bound the chunks for users who know their work. docs/loops.md
 // tells how a loop is cut and what it costs.
 //

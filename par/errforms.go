@@ -10,7 +10,8 @@ import (
 // ForRange, ForEach, Map, ForEachSeq) for a body that cannot fail, run
 // from a task with its *scheduler.Worker; Err after it for a body that
 // returns an error, with a ctx first; On at the end for the same loop run
-// from a goroutine outside the pool, with a ctx and a pool. So ForEach,
+// from a goroutine outside the pool, with a ctx and a pool, and a body
+// that gets no worker. So ForEach,
 // ForEachErr, ForEachOn, ForEachErrOn. The Err forms stop handing out
 // chunks after the first error or once ctx ends and return that error (or
 // ctx's cause); the On forms return the pool's error too.
@@ -22,24 +23,23 @@ func ForEachErr[T any](ctx context.Context, w *scheduler.Worker, xs []T, body fu
 	return ForErr(ctx, w, len(xs), func(i int) error { return body(i, &xs[i]) }, opts...)
 }
 
-// ForErrOn is ForErr from outside the pool; it runs small loops on the
-// calling goroutine, as ForOn does.
+// ForErrOn is ForErr from outside the pool.
 func ForErrOn(ctx context.Context, p *scheduler.Pool, n int, body func(i int) error, opts ...Option) error {
 	checkFunc(body == nil, "ForErrOn", "body")
-	ctx, cfg, err := startOn(ctx, p, opts)
-	if err != nil || n <= 0 {
+	cfg, err := startOn(ctx, p, "ForErrOn", opts)
+	if err != nil {
 		return err
 	}
-	if n <= cfg.inlineLen {
-		inlineDo(func() { err = indexErrFunc(body).chunk(nil, 0, n) })
-		return ended(ctx, err)
-	}
-	return chunksOn(ctx, p, n, cfg, func(lo, hi int) error { return indexErrFunc(body).chunk(nil, lo, hi) })
+	_, err = rangeOn(ctx, p, 0, n, cfg, none{}, func(lo, hi int) (none, error) {
+		return none{}, indexErrFunc(body).chunk(nil, lo, hi)
+	}, nil)
+	return err
 }
 
 // ForEachErrOn is ForEachErr from outside the pool.
 func ForEachErrOn[T any](ctx context.Context, p *scheduler.Pool, xs []T, body func(i int, x *T) error, opts ...Option) error {
 	checkFunc(body == nil, "ForEachErrOn", "body")
+	checkCtx(ctx, "ForEachErrOn")
 	return ForErrOn(ctx, p, len(xs), func(i int) error { return body(i, &xs[i]) }, opts...)
 }
 
@@ -47,6 +47,7 @@ func ForEachErrOn[T any](ctx context.Context, p *scheduler.Pool, xs []T, body fu
 // did not finish.
 func MapErrOn[T, U any](ctx context.Context, p *scheduler.Pool, xs []T, f func(x T) (U, error), opts ...Option) ([]U, error) {
 	checkFunc(f == nil, "MapErrOn", "f")
+	checkCtx(ctx, "MapErrOn")
 	return mapErr(xs, f, func(n int, body func(i int) error) error { return ForErrOn(ctx, p, n, body, opts...) })
 }
 
@@ -87,22 +88,17 @@ func ReduceRangeErr[R any](ctx context.Context, w *scheduler.Worker, lo, hi int,
 	return r, nil
 }
 
-// ReduceRangeErrOn is ReduceRangeErr from outside the pool.
-func ReduceRangeErrOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, identity R, chunk func(w *scheduler.Worker, lo, hi int) (R, error), combine func(a, b R) R, opts ...Option) (R, error) {
+// ReduceRangeErrOn is ReduceRangeErr from outside the pool, with a chunk
+// that gets no worker, as ReduceRangeOn's.
+func ReduceRangeErrOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, identity R, chunk func(lo, hi int) (R, error), combine func(a, b R) R, opts ...Option) (R, error) {
 	checkFunc(chunk == nil, "ReduceRangeErrOn", "chunk")
 	checkFunc(combine == nil, "ReduceRangeErrOn", "combine")
-	checkOptions(opts)
-	var r R
-	err := on(ctx, p, func(w *scheduler.Worker) error {
-		var err error
-		r, err = ReduceRangeErr(ctx, w, lo, hi, identity, chunk, combine, opts...)
-		return err
-	})
+	cfg, err := startOn(ctx, p, "ReduceRangeErrOn", opts)
 	if err != nil {
 		var zero R
 		return zero, err
 	}
-	return r, nil
+	return rangeOn(ctx, p, lo, hi, cfg, identity, chunk, combine)
 }
 
 // MapReduceErr is MapReduce for an f that can fail, stopping and
@@ -117,7 +113,9 @@ func MapReduceErr[T, R any](ctx context.Context, w *scheduler.Worker, xs []T, id
 func MapReduceErrOn[T, R any](ctx context.Context, p *scheduler.Pool, xs []T, identity R, f func(x T) (R, error), combine func(a, b R) R, opts ...Option) (R, error) {
 	checkFunc(f == nil, "MapReduceErrOn", "f")
 	checkFunc(combine == nil, "MapReduceErrOn", "combine")
-	return ReduceRangeErrOn(ctx, p, 0, len(xs), identity, foldMapErr(xs, identity, f, combine), combine, opts...)
+	checkCtx(ctx, "MapReduceErrOn")
+	fold := foldMapErr(xs, identity, f, combine)
+	return ReduceRangeErrOn(ctx, p, 0, len(xs), identity, func(lo, hi int) (R, error) { return fold(nil, lo, hi) }, combine, opts...)
 }
 
 // foldMapErr is the chunk of the MapReduceErr forms: identity combined

@@ -28,8 +28,9 @@ func TestErrFormsReturnTheBodysError(t *testing.T) {
 		forms := map[string]func() error{
 			"ForEachErr": func() error {
 				var err error
-				require.NoError(t, p.Run(ctx, func(w *scheduler.Worker) {
+				require.NoError(t, p.Run(ctx, func(w *scheduler.Worker) error {
 					err = par.ForEachErr(ctx, w, xs, func(i int, _ *int) error { return failAt(i, fail, errBoom) })
+					return nil
 				}))
 				return err
 			},
@@ -46,25 +47,27 @@ func TestErrFormsReturnTheBodysError(t *testing.T) {
 			},
 			"ReduceRangeErr": func() error {
 				var err error
-				require.NoError(t, p.Run(ctx, func(w *scheduler.Worker) {
+				require.NoError(t, p.Run(ctx, func(w *scheduler.Worker) error {
 					var sum int
 					sum, err = par.ReduceRangeErr(ctx, w, 0, n, 0, func(_ *scheduler.Worker, lo, hi int) (int, error) {
 						return hi - lo, failIn(lo, hi, fail, errBoom)
 					}, addInt)
 					require.Zero(t, sum, "ReduceRangeErr's result with an error")
+					return nil
 				}))
 				return err
 			},
 			"ReduceRangeErrOn": func() error {
-				_, err := par.ReduceRangeErrOn(ctx, p, 0, n, 0, func(_ *scheduler.Worker, lo, hi int) (int, error) {
+				_, err := par.ReduceRangeErrOn(ctx, p, 0, n, 0, func(lo, hi int) (int, error) {
 					return hi - lo, failIn(lo, hi, fail, errBoom)
 				}, addInt)
 				return err
 			},
 			"MapReduceErr": func() error {
 				var err error
-				require.NoError(t, p.Run(ctx, func(w *scheduler.Worker) {
+				require.NoError(t, p.Run(ctx, func(w *scheduler.Worker) error {
 					_, err = par.MapReduceErr(ctx, w, xs, 0, func(int) (int, error) { return 0, errBoom }, addInt)
+					return nil
 				}))
 				return err
 			},
@@ -85,7 +88,7 @@ func TestErrFormsReturnTheBodysError(t *testing.T) {
 		out, err := par.MapErrOn(ctx, p, xs, func(x int) (int, error) { return x + 1, nil })
 		require.NoError(t, err)
 		require.Len(t, out, n)
-		count, err := par.ReduceRangeErrOn(ctx, p, 0, n, 0, func(_ *scheduler.Worker, lo, hi int) (int, error) { return hi - lo, nil }, addInt)
+		count, err := par.ReduceRangeErrOn(ctx, p, 0, n, 0, func(lo, hi int) (int, error) { return hi - lo, nil }, addInt)
 		require.NoError(t, err)
 		require.Equal(t, n, count, "ReduceRangeErrOn over %d", n)
 		ones, err := par.MapReduceErrOn(ctx, p, xs, 0, func(int) (int, error) { return 1, nil }, addInt)

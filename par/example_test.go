@@ -16,7 +16,7 @@ import (
 // per element, so no synchronization is needed.
 func ExampleForRange() {
 	squares := make([]int, 1000)
-	_ = par.ForRangeOn(context.Background(), nil, 0, len(squares), func(_ *scheduler.Worker, lo, hi int) {
+	_ = par.ForRangeOn(context.Background(), nil, 0, len(squares), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			squares[i] = i * i
 		}
@@ -27,9 +27,10 @@ func ExampleForRange() {
 
 // Map keeps the input order.
 func ExampleMap() {
-	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) error {
 		words := par.Map(w, []string{"fork", "join", "steal"}, strings.ToUpper)
 		fmt.Println(words)
+		return nil
 	})
 	// Output: [FORK JOIN STEAL]
 }
@@ -51,24 +52,27 @@ func ExampleForRange_nested() {
 	for i := range n {
 		a[i][i], b[i][i] = 2, 3
 	}
-	_ = par.ForRangeOn(context.Background(), nil, 0, n, func(w *scheduler.Worker, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			par.ForRange(w, 0, n, func(_ *scheduler.Worker, jlo, jhi int) {
-				for j := jlo; j < jhi; j++ {
-					for k := range n {
-						c[i][j] += a[i][k] * b[k][j]
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) error {
+		par.ForRange(w, 0, n, func(w *scheduler.Worker, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				par.ForRange(w, 0, n, func(_ *scheduler.Worker, jlo, jhi int) {
+					for j := jlo; j < jhi; j++ {
+						for k := range n {
+							c[i][j] += a[i][k] * b[k][j]
+						}
 					}
-				}
-			}, par.MinLen(8))
-		}
-	}, par.MinLen(1))
+				}, par.MinLen(8))
+			}
+		}, par.MinLen(1))
+		return nil
+	})
 	fmt.Println(c[5][5], c[5][6])
 	// Output: 6 0
 }
 
 // ForErr stops at the first error.
 func ExampleForErr() {
-	err := scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+	err := scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) error {
 		err := par.ForErr(context.Background(), w, 10_000, func(i int) error {
 			if i == 1234 {
 				return fmt.Errorf("item %d is bad", i)
@@ -76,6 +80,7 @@ func ExampleForErr() {
 			return nil
 		})
 		fmt.Println(err)
+		return nil
 	})
 	_ = err
 	// Output: item 1234 is bad
@@ -85,10 +90,11 @@ func ExampleForErr() {
 func ExampleForEachSeq() {
 	lines := strings.Lines("a\nbb\nccc\n")
 	var total [3]int
-	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) error {
 		par.ForEachSeq(w, lines, func(line string) {
 			total[len(line)-2] = len(line) - 1 // each line has its own slot
 		}, par.MinLen(1))
+		return nil
 	})
 	fmt.Println(total)
 	// Output: [1 2 3]
@@ -96,10 +102,11 @@ func ExampleForEachSeq() {
 
 // For calls body once per index; each call writes its own element.
 func ExampleFor() {
-	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) error {
 		cubes := make([]int, 10)
 		par.For(w, len(cubes), func(i int) { cubes[i] = i * i * i })
 		fmt.Println(cubes)
+		return nil
 	})
 	// Output: [0 1 8 27 64 125 216 343 512 729]
 }
@@ -125,8 +132,9 @@ func ExampleForEach() {
 		balance int
 	}
 	accounts := []account{{"ada", 100}, {"bob", 250}, {"cy", 40}}
-	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) error {
 		par.ForEach(w, accounts, func(_ int, a *account) { a.balance += a.balance / 10 })
+		return nil
 	})
 	fmt.Println(accounts)
 	// Output: [{ada 110} {bob 275} {cy 44}]
@@ -148,7 +156,7 @@ func ExampleReduce() {
 	for i := range xs {
 		xs[i] = i + 1
 	}
-	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) error {
 		sum := par.Reduce(w, xs, 0, func(a, b int) int { return a + b })
 		longest := par.Reduce(w, []string{"fork", "steal", "join"}, "", func(a, b string) string {
 			if len(b) > len(a) {
@@ -157,6 +165,7 @@ func ExampleReduce() {
 			return a
 		})
 		fmt.Println(sum, longest)
+		return nil
 	})
 	// Output: 500500 steal
 }
@@ -165,7 +174,7 @@ func ExampleReduce() {
 // each chunk loops over its own part, and the results are combined.
 func ExampleReduceRangeOn() {
 	count, err := par.ReduceRangeOn(context.Background(), nil, 0, 1_000_000, 0,
-		func(_ *scheduler.Worker, lo, hi int) int {
+		func(lo, hi int) int {
 			n := 0
 			for i := lo; i < hi; i++ {
 				if i%3 == 0 || i%5 == 0 {
@@ -181,10 +190,11 @@ func ExampleReduceRangeOn() {
 
 // Filter keeps the elements that pass, in their input order.
 func ExampleFilter() {
-	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) error {
 		words := []string{"fork", "join", "steal", "sleep", "spin", "wake"}
 		s := par.Filter(w, words, func(s string) bool { return strings.HasPrefix(s, "s") })
 		fmt.Println(s)
+		return nil
 	})
 	// Output: [steal sleep spin]
 }
@@ -193,11 +203,12 @@ func ExampleFilter() {
 // first error.
 func ExampleMapErr() {
 	ctx := context.Background()
-	_ = scheduler.Default().Run(ctx, func(w *scheduler.Worker) {
+	_ = scheduler.Default().Run(ctx, func(w *scheduler.Worker) error {
 		nums, err := par.MapErr(ctx, w, []string{"1", "22", "333"}, strconv.Atoi)
 		fmt.Println(nums, err)
 		nums, err = par.MapErr(ctx, w, []string{"1", "two", "3"}, strconv.Atoi)
 		fmt.Println(nums == nil, err)
+		return nil
 	})
 	// Output:
 	// [1 22 333] <nil>
@@ -240,9 +251,10 @@ func sumSquares(_ *scheduler.Worker, xs []float64, lo, hi int) float64 {
 // be put on the heap.
 func ExampleReduceRangeWith() {
 	xs := []float64{1, 2, 3, 4}
-	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) error {
 		s := par.ReduceRangeWith(w, xs, 0, len(xs), 0, sumSquares, func(a, b float64) float64 { return a + b })
 		fmt.Println(s)
+		return nil
 	})
 	// Output: 30
 }
@@ -251,12 +263,13 @@ func ExampleReduceRangeWith() {
 // that uses only its parameters captures nothing either.
 func ExampleForRangeWith() {
 	xs := []int{1, 2, 3, 4}
-	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+	_ = scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) error {
 		par.ForRangeWith(w, xs, 0, len(xs), func(_ *scheduler.Worker, xs []int, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				xs[i] *= 10
 			}
 		})
+		return nil
 	})
 	fmt.Println(xs)
 	// Output: [10 20 30 40]

@@ -48,7 +48,10 @@ func TestGoexitInLoops(t *testing.T) {
 			var v any
 			func() {
 				defer func() { v = recover() }()
-				_ = p.Run(context.Background(), func(w *scheduler.Worker) { f(w, bad, &running) })
+				_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
+					f(w, bad, &running)
+					return nil
+				})
 			}()
 			require.IsType(t, &scheduler.Panic{}, v, name)
 			assert.True(t, errors.Is(v.(*scheduler.Panic), scheduler.ErrGoexit), name)

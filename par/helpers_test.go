@@ -35,7 +35,10 @@ func each(t *testing.T, f func(t *testing.T, w *scheduler.Worker, n int)) {
 	for name, p := range pools(t) {
 		for _, n := range lengths {
 			t.Run(fmt.Sprintf("%s/n=%d", name, n), func(t *testing.T) {
-				require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) { f(t, w, n) }))
+				require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
+					f(t, w, n)
+					return nil
+				}))
 			})
 		}
 	}

@@ -7,80 +7,109 @@ import (
 	"github.com/weftrt/weft/scheduler"
 )
 
-// The On forms whose body gets no worker (ForOn, ForEachOn, MapOn and
-// their Err forms) need none to run a chunk, so a loop too small to share
-// runs on the calling goroutine and never enters the pool: entering costs
-// a wake-up and a hand-off, over a microsecond, which is a hundred times
-// a loop of sixteen cheap elements. The decision is the one a loop makes
-// inside the pool (docs/loops.md, How a loop is cut), made on the
-// caller: a loop of at most the inline length runs at once, with no clock
-// read; a longer one
-// runs the probe's pieces here, and if the rest, at the cost per element
-// seen, is less than inlineWork, runs the rest here too. Otherwise the
-// rest, with the cost the probe saw, goes to the pool, where it is split
-// at once. A loop of few but expensive elements is not serialised: the
-// probe's first piece is one element, and the rest of such a loop is
-// worth sharing after it. The forms whose body gets a worker (ForRangeOn,
-// ReduceRangeOn, ...) always enter the pool: their body may nest a loop on
-// that worker.
+// The On forms' bodies get no worker, so a chunk can run anywhere: on a
+// worker of the pool, or on the calling goroutine. A loop too small to
+// share runs on the caller and never enters the pool, since entering
+// costs a wake-up and a hand-off, over a microsecond, a hundred times a
+// loop of sixteen cheap elements. The decision is the one a loop makes
+// inside the pool (docs/loops.md, How a loop is cut), made on the caller:
+// a loop of at most the inline length runs at once, with no clock read; a
+// longer one runs the probe's pieces here, and if the rest, at the cost
+// per element seen, is less than inlineWork, runs the rest here too.
+// Otherwise the rest, with the cost the probe saw, goes to the pool, where
+// it is split at once. A loop of few but expensive elements is not
+// serialised: the probe's first piece is one element, and the rest of
+// such a loop is worth sharing after it.
 
-// startOn is how every inline-capable On form begins: a nil ctx never
-// cancels, bad options panic before anything runs, and a ctx already
-// ended, or a closed pool, is reported without running anything, as
-// when the loop would have entered the pool.
-func startOn(ctx context.Context, p *scheduler.Pool, opts []Option) (context.Context, config, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
+// startOn is how every On form begins, on the caller's goroutine: a nil
+// ctx and bad options panic, naming the form fn, before anything runs;
+// a ctx already ended, or a closed pool, is reported without running
+// anything, as when the loop would have entered the pool.
+func startOn(ctx context.Context, p *scheduler.Pool, fn string, opts []Option) (config, error) {
+	checkCtx(ctx, fn)
 	cfg := newConfig(opts)
 	if ctx.Err() != nil {
-		return ctx, cfg, context.Cause(ctx)
+		return cfg, context.Cause(ctx)
 	}
 	if p != nil && p.Closed() {
-		return ctx, cfg, scheduler.ErrClosed
+		return cfg, scheduler.ErrClosed
 	}
-	return ctx, cfg, nil
+	return cfg, nil
 }
 
-// chunksOn runs chunk over [0, n), a loop longer than the inline length,
-// from outside the pool: the probe on the calling goroutine, then, if the
-// rest is worth sharing, the rest on a worker of p (nil: the default
-// pool). chunk returns the first error of its range; after an error, or
-// once ctx ends, no new chunk starts.
-func chunksOn(ctx context.Context, p *scheduler.Pool, n int, cfg config, chunk func(lo, hi int) error) error {
-	l := &loop[chunkFunc[none], none]{ctx: ctx}
-	l.k = func(_ *scheduler.Worker, lo, hi int) none {
-		if err := chunk(lo, hi); err != nil {
+// checkCtx panics, naming the form fn, if ctx is nil.
+func checkCtx(ctx context.Context, fn string) {
+	if ctx == nil {
+		panic("weft/par: " + fn + " with a nil context: pass context.Background() or context.TODO()")
+	}
+}
+
+// rangeOn runs chunk over [lo, hi) from outside the pool and returns the
+// chunks' results combined in order (combine nil: R carries nothing), or
+// R's zero value and the first error, ctx's cause, or the pool's error.
+// It runs the loop on the calling goroutine if it is short (see above),
+// else the probe here and the rest on a worker of p (nil: the default
+// pool). After an error, or once ctx ends, no new chunk starts.
+func rangeOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, cfg config, identity R,
+	chunk func(lo, hi int) (R, error), combine func(a, b R) R) (R, error) {
+	var zero R
+	if hi <= lo {
+		return identity, nil
+	}
+	if length(lo, hi) <= uint(cfg.inlineLen) {
+		var r R
+		var err error
+		inlineDo(func() { r, err = chunk(lo, hi) })
+		if err = ended(ctx, err); err != nil {
+			return zero, err
+		}
+		return r, nil
+	}
+	l := &loop[chunkFunc[R], R]{ctx: ctx, combine: combine}
+	l.k = func(_ *scheduler.Worker, lo, hi int) R {
+		r, err := chunk(lo, hi)
+		if err != nil {
 			l.fail(err)
 		}
-		return none{}
+		return r
 	}
-	next, perElem := 0, 0.0
+	r, next, perElem := identity, lo, 0.0
 	if !cfg.setMin { // MinLen says the caller knows the work: no probe
-		next, perElem = probeHere(l, n, cfg)
+		r, next, perElem = probeHere(l, lo, hi, cfg)
 	}
-	if next < n {
+	if next < hi {
 		cfg.probed, cfg.perElem = true, perElem
-		return on(ctx, p, func(w *scheduler.Worker) error {
-			_, err := run(ctx, w, next, n, cfg, l.k, nil, l)
-			return err
+		rest, err := scheduler.RunValue(ctx, p, func(w *scheduler.Worker) (R, error) {
+			return run(ctx, w, next, hi, cfg, l.k, combine, l)
 		})
+		if err != nil {
+			return zero, err
+		}
+		if next == lo {
+			r = rest
+		} else {
+			r = l.join(r, rest)
+		}
 	}
-	return ended(ctx, l.firstErr())
+	if err := ended(ctx, l.firstErr()); err != nil {
+		return zero, err
+	}
+	return r, nil
 }
 
-// probeHere runs the probe over [0, n) on the calling goroutine, which is
-// no worker, re-raising a panic as a *scheduler.Panic as a loop inside the
-// pool does. It returns where the rest starts (n if the probe ran it all,
-// or the loop stopped) and the cost per element it saw.
-func probeHere(l *loop[chunkFunc[none], none], n int, cfg config) (next int, perElem float64) {
+// probeHere runs the probe over [lo, hi) on the calling goroutine, which
+// is no worker, re-raising a panic as a *scheduler.Panic as a loop inside
+// the pool does. It returns the pieces' combined result, where the rest
+// starts (hi if the probe ran it all, or the loop stopped) and the cost
+// per element it saw.
+func probeHere[R any](l *loop[chunkFunc[R], R], lo, hi int, cfg config) (r R, next int, perElem float64) {
 	done := false
 	defer func() {
 		if !done {
-			panic(core.Recovered(recover()))
+			panic(core.Recovered[scheduler.Panic](recover()))
 		}
 	}()
-	_, next, perElem = probe(nil, l.k, nil, 0, n, cfg, l)
+	r, next, perElem = probe(nil, l.k, l.combine, lo, hi, cfg, l)
 	done = true
-	return next, perElem
+	return r, next, perElem
 }

@@ -175,7 +175,7 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 	done := false
 	defer func() {
 		if !done { // a panic in the probe, or re-raised by join
-			panic(core.Recovered(recover()))
+			panic(core.Recovered[scheduler.Panic](recover()))
 		}
 	}()
 	var r R
@@ -271,7 +271,7 @@ func inlineDo(f func()) {
 	done := false
 	defer func() {
 		if !done {
-			panic(core.Recovered(recover()))
+			panic(core.Recovered[scheduler.Panic](recover()))
 		}
 	}()
 	f()
@@ -283,7 +283,7 @@ func inlineRange(w *scheduler.Worker, body func(w *scheduler.Worker, lo, hi int)
 	done := false
 	defer func() {
 		if !done {
-			panic(core.Recovered(recover()))
+			panic(core.Recovered[scheduler.Panic](recover()))
 		}
 	}()
 	body(w, lo, hi)

@@ -24,19 +24,22 @@ func TestNestedLoops(t *testing.T) {
 			cells := make(visits, rows*cols)
 			var mu sync.Mutex
 			workers := map[int]bool{}
-			err := par.ForRangeOn(context.Background(), p, 0, rows, func(w *scheduler.Worker, lo, hi int) {
-				for r := lo; r < hi; r++ {
-					par.ForRange(w, 0, cols, func(w *scheduler.Worker, clo, chi int) {
-						assert.True(t, w.IsCurrent())
-						mu.Lock()
-						workers[w.Index()] = true
-						mu.Unlock()
-						for c := clo; c < chi; c++ {
-							cells[r*cols+c].Add(1)
-						}
-					}, par.MinLen(16), par.MaxLen(32))
-				}
-			}, par.MinLen(1), par.MaxLen(4))
+			err := p.Run(context.Background(), func(w *scheduler.Worker) error {
+				par.ForRange(w, 0, rows, func(w *scheduler.Worker, lo, hi int) {
+					for r := lo; r < hi; r++ {
+						par.ForRange(w, 0, cols, func(w *scheduler.Worker, clo, chi int) {
+							assert.True(t, w.IsCurrent())
+							mu.Lock()
+							workers[w.Index()] = true
+							mu.Unlock()
+							for c := clo; c < chi; c++ {
+								cells[r*cols+c].Add(1)
+							}
+						}, par.MinLen(16), par.MaxLen(32))
+					}
+				}, par.MinLen(1), par.MaxLen(4))
+				return nil
+			})
 			require.NoError(t, err)
 			cells.requireOnce(t)
 			assert.LessOrEqual(t, len(workers), p.Workers())
@@ -48,15 +51,17 @@ func TestNestedReduce(t *testing.T) {
 	for name, p := range pools(t) {
 		t.Run(name, func(t *testing.T) {
 			add := func(a, b int64) int64 { return a + b }
-			got, err := par.ReduceRangeOn(context.Background(), p, 0, 200, 0, func(w *scheduler.Worker, lo, hi int) int64 {
-				var s int64
-				for i := lo; i < hi; i++ {
-					s += par.ReduceRange(w, 0, 1000, 0, func(_ *scheduler.Worker, lo, hi int) int64 {
-						return int64(hi - lo)
-					}, add, par.MaxLen(30))
-				}
-				return s
-			}, add, par.MaxLen(3))
+			got, err := scheduler.RunValue(context.Background(), p, func(w *scheduler.Worker) (int64, error) {
+				return par.ReduceRange(w, 0, 200, 0, func(w *scheduler.Worker, lo, hi int) int64 {
+					var s int64
+					for i := lo; i < hi; i++ {
+						s += par.ReduceRange(w, 0, 1000, 0, func(_ *scheduler.Worker, lo, hi int) int64 {
+							return int64(hi - lo)
+						}, add, par.MaxLen(30))
+					}
+					return s
+				}, add, par.MaxLen(3)), nil
+			})
 			require.NoError(t, err)
 			assert.EqualValues(t, 200*1000, got)
 		})

@@ -56,8 +56,9 @@ func TestNilSeqPanics(t *testing.T) {
 				assert.PanicsWithValue(t, want, func() { c.f(nil) })
 				return
 			}
-			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 				assert.PanicsWithValue(t, want, func() { c.f(w) })
+				return nil
 			}))
 		})
 	}

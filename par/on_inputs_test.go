@@ -2,6 +2,7 @@ package par_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,31 +12,39 @@ import (
 	"github.com/weftrt/weft/scheduler"
 )
 
-// TestOnFormsNilContext: the On forms take a nil ctx as
-// context.Background() (par.on does so explicitly, and ForRangeOn, MapOn,
-// ForEachSeqOn work with one), but ReduceRangeOn and MapReduceOn hand the
-// nil ctx to run, which calls ctx.Done() on it: a nil-pointer panic from
-// inside the pool.
+// TestOnFormsNilContext: every On form refuses a nil ctx on the caller's
+// goroutine, naming itself, before anything runs, as scheduler.Pool.Run,
+// join.On and scope.On do: one rule for every entry from outside.
 func TestOnFormsNilContext(t *testing.T) {
 	p, err := scheduler.New(scheduler.WithWorkers(2))
 	require.NoError(t, err)
 	defer p.Close()
 	xs := seqOf(1000)
 	add := func(a, b int) int { return a + b }
-	//lint:ignore SA1012 a nil context is what is tested
-	require.NoError(t, par.ForOn(nil, p, 1000, func(int) {}))
-	assert.NotPanics(t, func() {
-		//lint:ignore SA1012 a nil context is what is tested
-		sum, err := par.ReduceRangeOn(nil, p, 0, 1000, 0, func(_ *scheduler.Worker, lo, hi int) int { return hi - lo }, add)
-		assert.NoError(t, err)
-		assert.Equal(t, 1000, sum)
-	})
-	assert.NotPanics(t, func() {
-		//lint:ignore SA1012 a nil context is what is tested
-		sum, err := par.MapReduceOn(nil, p, xs, 0, func(x int) int { return x }, add)
-		assert.NoError(t, err)
-		assert.Equal(t, 1000*999/2, sum)
-	})
+	ran := false
+	body := func(int) { ran = true }
+	var nilCtx context.Context
+	for name, call := range map[string]func(){
+		"ForOn":         func() { _ = par.ForOn(nilCtx, p, 1000, body) },
+		"ForErrOn":      func() { _ = par.ForErrOn(nilCtx, p, 10, func(int) error { ran = true; return nil }) },
+		"ForRangeOn":    func() { _ = par.ForRangeOn(nilCtx, p, 0, 10, func(int, int) { ran = true }) },
+		"ForRangeErrOn": func() { _ = par.ForRangeErrOn(nilCtx, p, 0, 10, func(int, int) error { ran = true; return nil }) },
+		"ForEachOn":     func() { _ = par.ForEachOn(nilCtx, p, xs, func(int, *int) { ran = true }) },
+		"ForEachErrOn":  func() { _ = par.ForEachErrOn(nilCtx, p, xs, func(int, *int) error { ran = true; return nil }) },
+		"MapOn":         func() { _, _ = par.MapOn(nilCtx, p, xs, func(x int) int { ran = true; return x }) },
+		"MapErrOn":      func() { _, _ = par.MapErrOn(nilCtx, p, xs, func(x int) (int, error) { ran = true; return x, nil }) },
+		"ReduceRangeOn": func() {
+			_, _ = par.ReduceRangeOn(nilCtx, p, 0, 1000, 0, func(lo, hi int) int { ran = true; return 0 }, add)
+		},
+		"MapReduceOn":  func() { _, _ = par.MapReduceOn(nilCtx, p, xs, 0, func(x int) int { ran = true; return x }, add) },
+		"ForEachSeqOn": func() { _ = par.ForEachSeqOn(nilCtx, p, slices.Values(xs), body) },
+		"ForEachSeqErrOn": func() {
+			_ = par.ForEachSeqErrOn(nilCtx, p, slices.Values(xs), func(int) error { ran = true; return nil })
+		},
+	} {
+		assert.PanicsWithValue(t, "weft/par: "+name+" with a nil context: pass context.Background() or context.TODO()", call, name)
+		assert.False(t, ran, "%s ran its body with a nil context", name)
+	}
 }
 
 // TestOnFormsNilFunctions: the task forms refuse a nil function with
@@ -57,7 +66,7 @@ func TestOnFormsNilFunctions(t *testing.T) {
 			_, _ = par.ReduceRangeOn[int](ctx, p, 0, 100, 0, nil, add)
 		},
 		"ReduceRangeOn/combine": func() {
-			_, _ = par.ReduceRangeOn(ctx, p, 0, 100, 0, func(_ *scheduler.Worker, lo, hi int) int { return 0 }, nil)
+			_, _ = par.ReduceRangeOn(ctx, p, 0, 100, 0, func(lo, hi int) int { return 0 }, nil)
 		},
 		"MapReduceOn/f":       func() { _, _ = par.MapReduceOn[int, int](ctx, p, seqOf(100), 0, nil, add) },
 		"MapReduceOn/combine": func() { _, _ = par.MapReduceOn(ctx, p, seqOf(100), 0, func(x int) int { return x }, nil) },

@@ -92,15 +92,6 @@ func applyOptions(opts []Option) config {
 	return c
 }
 
-// checkOptions panics, as a loop given opts would, if opts are not valid
-// together. The On forms call it on the caller's goroutine, so that the
-// panic is the caller's, whether or not the loop ever starts in the pool.
-func checkOptions(opts []Option) {
-	if len(opts) > 0 {
-		_ = applyOptions(opts)
-	}
-}
-
 // grain is the chunk length for n elements that cost about perElem
 // nanoseconds each on a pool of workers (docs/loops.md): n cut into about
 // leavesPerWorker chunks per worker for balance, but no chunk cheaper than

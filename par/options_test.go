@@ -100,7 +100,7 @@ func TestMinLenOverMaxLenPanics(t *testing.T) {
 			_ = par.ForEachSeqErr(ctx, w, slices.Values(seqOf(n)), func(int) error { ran(); return nil }, opts...)
 		}},
 		{"ForRangeOn", true, func(_ *scheduler.Worker, n int, ran func(), opts []par.Option) {
-			_ = par.ForRangeOn(ctx, p, 0, n, func(*scheduler.Worker, int, int) { ran() }, opts...)
+			_ = par.ForRangeOn(ctx, p, 0, n, func(int, int) { ran() }, opts...)
 		}},
 		{"ForOn", true, func(_ *scheduler.Worker, n int, ran func(), opts []par.Option) {
 			_ = par.ForOn(ctx, p, n, func(int) { ran() }, opts...)
@@ -109,13 +109,13 @@ func TestMinLenOverMaxLenPanics(t *testing.T) {
 			_ = par.ForEachOn(ctx, p, seqOf(n), func(int, *int) { ran() }, opts...)
 		}},
 		{"ForRangeErrOn", true, func(_ *scheduler.Worker, n int, ran func(), opts []par.Option) {
-			_ = par.ForRangeErrOn(ctx, p, 0, n, func(*scheduler.Worker, int, int) error { ran(); return nil }, opts...)
+			_ = par.ForRangeErrOn(ctx, p, 0, n, func(int, int) error { ran(); return nil }, opts...)
 		}},
 		{"MapOn", true, func(_ *scheduler.Worker, n int, ran func(), opts []par.Option) {
 			_, _ = par.MapOn(ctx, p, seqOf(n), func(x int) int { ran(); return x }, opts...)
 		}},
 		{"ReduceRangeOn", true, func(_ *scheduler.Worker, n int, ran func(), opts []par.Option) {
-			_, _ = par.ReduceRangeOn(ctx, p, 0, n, 0, func(*scheduler.Worker, int, int) int { ran(); return 0 }, add, opts...)
+			_, _ = par.ReduceRangeOn(ctx, p, 0, n, 0, func(int, int) int { ran(); return 0 }, add, opts...)
 		}},
 		{"MapReduceOn", true, func(_ *scheduler.Worker, n int, ran func(), opts []par.Option) {
 			_, _ = par.MapReduceOn(ctx, p, seqOf(n), 0, func(x int) int { ran(); return x }, add, opts...)
@@ -139,7 +139,7 @@ func TestMinLenOverMaxLenPanics(t *testing.T) {
 				if f.outside {
 					call(nil)
 				} else {
-					require.NoError(t, p.Run(context.Background(), call))
+					require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error { call(w); return nil }))
 				}
 				assert.False(t, ran, "%s, %s, n=%d: the loop ran before refusing its options", f.name, order, n)
 			}

@@ -31,7 +31,7 @@ func TestOnForms(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, 5000*4999/2, sum)
 
-			err = par.ForRangeErrOn(ctx, p, 0, 5000, func(_ *scheduler.Worker, lo, hi int) error {
+			err = par.ForRangeErrOn(ctx, p, 0, 5000, func(lo, hi int) error {
 				if lo == 0 {
 					return errBoom
 				}

@@ -29,7 +29,7 @@ func TestProbeStopsAtCancel(t *testing.T) {
 	// each case runs a few times.
 	for _, n := range []int{par.DefaultInlineLen + 1, 40, 300} {
 		for _, kind := range slices.Repeat([]string{"WithCancel", "own Context"}, 10) {
-			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 				var ctx context.Context
 				var cancel context.CancelFunc
 				if kind == "WithCancel" {
@@ -47,6 +47,7 @@ func TestProbeStopsAtCancel(t *testing.T) {
 				})
 				assert.ErrorIs(t, err, context.Canceled, "%s n=%d", kind, n)
 				assert.EqualValues(t, 1, chunks.Load(), "%s n=%d: a chunk started after the cancellation", kind, n)
+				return nil
 			}))
 		}
 	}

@@ -87,7 +87,7 @@ func TestPropertyFormsMatchSequential(t *testing.T) {
 				_ = x
 			}
 		}
-		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 			v := make([]atomic.Int32, n)
 			par.ForRange(w, lo, hi, func(_ *scheduler.Worker, a, b int) {
 				require.Less(t, a, b, name)
@@ -169,13 +169,14 @@ func TestPropertyFormsMatchSequential(t *testing.T) {
 				}
 				require.EqualValues(t, cnt, seen.Load(), name)
 			}
+			return nil
 		}))
 		// On forms
 		want := pr{}
 		if n > 0 {
 			want = pr{lo, hi, true}
 		}
-		got, err := par.ReduceRangeOn(context.Background(), p, lo, hi, pr{}, func(_ *scheduler.Worker, a, b int) pr {
+		got, err := par.ReduceRangeOn(context.Background(), p, lo, hi, pr{}, func(a, b int) pr {
 			require.Less(t, a, b, name)
 			return pr{a, b, true}
 		}, comb, opts...)

@@ -57,13 +57,14 @@ func TestReducePanicKeepsValue(t *testing.T) {
 	const n = 20_000
 	for range 20 {
 		v := recovered(func() {
-			_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+			_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 				par.ReduceRange(w, 0, n, &hist{}, func(_ *scheduler.Worker, lo, hi int) *hist {
 					if lo <= n/2 && n/2 < hi {
 						panic(errBoom)
 					}
 					return histOf(lo, hi)
 				}, mergeHist, par.MinLen(1))
+				return nil
 			})
 		})
 		require.Equal(t, errBoom, v, "the chunk's panic value was replaced")
@@ -81,7 +82,7 @@ func TestReduceOnCancelledCombinesOnlyResults(t *testing.T) {
 	defer p.Close()
 	forms := map[string]func(ctx context.Context, cancel context.CancelCauseFunc) error{
 		"ReduceRangeOn": func(ctx context.Context, cancel context.CancelCauseFunc) error {
-			_, err := par.ReduceRangeOn(ctx, p, 0, 1000, &hist{}, func(_ *scheduler.Worker, lo, hi int) *hist {
+			_, err := par.ReduceRangeOn(ctx, p, 0, 1000, &hist{}, func(lo, hi int) *hist {
 				cancel(errWhy)
 				return histOf(lo, hi)
 			}, mergeHist, par.MinLen(1))
@@ -119,7 +120,7 @@ func TestCombinePanicStopsLoop(t *testing.T) {
 	var after, combines atomic.Int64
 	var panicked atomic.Bool
 	v := recovered(func() {
-		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+		_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 			par.ReduceRange(w, 0, n, 0, func(_ *scheduler.Worker, lo, hi int) int {
 				if panicked.Load() {
 					after.Add(int64(hi - lo))
@@ -132,6 +133,7 @@ func TestCombinePanicStopsLoop(t *testing.T) {
 				}
 				return a + b
 			}, par.MinLen(1))
+			return nil
 		})
 	})
 	assert.Equal(t, errBoom, v)

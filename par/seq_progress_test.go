@@ -107,9 +107,10 @@ func holdWorkers(t *testing.T, p *scheduler.Pool, n int) (release func()) {
 	for range n {
 		go func() {
 			defer func() { done <- struct{}{} }()
-			assert.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) {
+			assert.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) error {
 				running <- struct{}{}
 				<-stop
+				return nil
 			}))
 		}()
 	}

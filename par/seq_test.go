@@ -81,12 +81,13 @@ func TestForEachSeqPanics(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := func() (r any) {
 				defer func() { r = recover() }()
-				_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+				_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 					par.ForEachSeq(w, slices.Values(seqOf(1000)), func(i int) {
 						if i == 500 {
 							panic(errBoom)
 						}
 					})
+					return nil
 				})
 				return nil
 			}()
@@ -114,7 +115,7 @@ func TestForEachSeqMaxLenBoundsBatches(t *testing.T) {
 	p, err := scheduler.New(scheduler.WithWorkers(2))
 	require.NoError(t, err)
 	defer p.Close()
-	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 		one := make(chan struct{})
 		var stuck atomic.Bool
 		par.ForEachSeq(w, slices.Values([]int{0, 1}), func(i int) {
@@ -135,5 +136,6 @@ func TestForEachSeqMaxLenBoundsBatches(t *testing.T) {
 		seen := make(visits, 64)
 		par.ForEachSeq(w, slices.Values(seqOf(64)), func(i int) { seen[i].Add(1) }, par.MaxLen(8), par.MinLen(3))
 		seen.requireOnce(t)
+		return nil
 	}))
 }

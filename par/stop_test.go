@@ -22,7 +22,7 @@ func onOne(t *testing.T, f func(w *scheduler.Worker)) {
 	p, err := scheduler.New(scheduler.WithWorkers(1))
 	require.NoError(t, err)
 	defer p.Close()
-	require.NoError(t, p.Run(context.Background(), f))
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error { f(w); return nil }))
 }
 
 func TestForErrStopsAtFirstError(t *testing.T) {
@@ -44,7 +44,7 @@ func TestForErrStopsAtFirstError(t *testing.T) {
 func TestErrorsPropagateOnManyWorkers(t *testing.T) {
 	for name, p := range pools(t) {
 		t.Run(name, func(t *testing.T) {
-			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 				var ran atomic.Int64
 				err := par.ForRangeErr(context.Background(), w, 0, 100_000, func(_ *scheduler.Worker, lo, hi int) error {
 					ran.Add(int64(hi - lo))
@@ -67,6 +67,7 @@ func TestErrorsPropagateOnManyWorkers(t *testing.T) {
 				out, err := par.MapErr(context.Background(), w, xs, func(int) (int, error) { return 0, errBoom })
 				assert.ErrorIs(t, err, errBoom)
 				assert.Nil(t, out)
+				return nil
 			}))
 		})
 	}
@@ -114,7 +115,10 @@ func TestPanicPropagatesOnManyWorkers(t *testing.T) {
 			for _, n := range []int{10, 100_000} { // inline, and split
 				r := func() (r any) {
 					defer func() { r = recover() }()
-					_ = p.Run(context.Background(), func(w *scheduler.Worker) { loop(w, n) })
+					_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
+						loop(w, n)
+						return nil
+					})
 					return nil
 				}()
 				var pan *scheduler.Panic

@@ -63,8 +63,9 @@ func TestTinyLoopsAllocateNothing(t *testing.T) {
 	defer p.Close()
 	for _, l := range tinyLoops {
 		var got float64
-		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 			got = testing.AllocsPerRun(100, func() { l.run(w) })
+			return nil
 		}))
 		require.Equal(t, l.allocs, got, "%s of %d elements", l.name, len(tinyIn))
 	}
@@ -79,10 +80,11 @@ func BenchmarkTiny(b *testing.B) {
 	for _, l := range tinyLoops {
 		b.Run(l.name, func(b *testing.B) {
 			b.ReportAllocs()
-			err := p.Run(context.Background(), func(w *scheduler.Worker) {
+			err := p.Run(context.Background(), func(w *scheduler.Worker) error {
 				for b.Loop() {
 					l.run(w)
 				}
+				return nil
 			})
 			if err != nil {
 				b.Error(err)
@@ -114,7 +116,7 @@ func BenchmarkOnTiny(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("n=%d/ForRangeOn", n), func(b *testing.B) {
 			for b.Loop() {
-				_ = par.ForRangeOn(ctx, nil, 0, n, func(_ *scheduler.Worker, lo, hi int) {
+				_ = par.ForRangeOn(ctx, nil, 0, n, func(lo, hi int) {
 					for i := lo; i < hi; i++ {
 						body(i)
 					}

@@ -39,8 +39,9 @@ func TestGoexitOnStandIn(t *testing.T) {
 	runDone := make(chan struct{})
 	go func() {
 		defer close(runDone)
-		_ = p.Run(ctx, func(w *scheduler.Worker) {
+		_ = p.Run(ctx, func(w *scheduler.Worker) error {
 			w.Block(func() { close(blocking); <-ch })
+			return nil
 		})
 	}()
 	<-blocking
@@ -62,13 +63,14 @@ func TestCloseFromBlockPanics(t *testing.T) {
 	runDone := make(chan struct{})
 	go func() {
 		defer close(runDone)
-		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+		_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 			w.Block(func() {
 				for w.IsCurrent() { // until the stand-in runs w (at once, with the fix)
 					runtime.Gosched()
 				}
 				got <- catch(p.Close)
 			})
+			return nil
 		})
 	}()
 	hangGuard(t, "Close from inside Block's f waits for its own task", runDone)
@@ -89,7 +91,7 @@ func TestGoexitInOwnBroadcastPart(t *testing.T) {
 	defer p.Close()
 	releasedEarly := make(chan bool, 1)
 	v := catch(func() {
-		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+		_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 			owner := w.Index()
 			_ = p.Broadcast(context.Background(), func(w *scheduler.Worker) {
 				if w.Index() == owner {
@@ -97,6 +99,7 @@ func TestGoexitInOwnBroadcastPart(t *testing.T) {
 				}
 				releasedEarly <- callerReleasedEarly(p)
 			})
+			return nil
 		})
 	})
 	requireGoexit(t, v)
@@ -111,12 +114,16 @@ func TestBlockedTaskIsNotCurrent(t *testing.T) {
 	defer p.Close()
 	for range 20 {
 		var current, inline bool
-		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 			w.Block(func() {
 				current = w.IsCurrent()
 				g := goid()
-				_ = p.Run(context.Background(), func(*scheduler.Worker) { inline = goid() == g })
+				_ = p.Run(context.Background(), func(*scheduler.Worker) error {
+					inline = goid() == g
+					return nil
+				})
 			})
+			return nil
 		}))
 		require.False(t, current, "the goroutine blocked in f passes for w's owner")
 		require.False(t, inline, "Run from Block's f ran inline on w, beside the stand-in")
@@ -136,10 +143,11 @@ func goid() string {
 func TestYieldOffGoroutine(t *testing.T) {
 	p := pool(t, scheduler.WithWorkers(1))
 	defer p.Close()
-	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 		got := make(chan any)
 		go func() { got <- catch(func() { w.Yield() }) }()
 		assert.Contains(t, <-got, "not the calling goroutine's", "Yield from another goroutine did not panic")
+		return nil
 	}))
 }
 
@@ -154,7 +162,7 @@ func TestGoexitWhileBroadcastWaits(t *testing.T) {
 	releasedEarly := make(chan bool, 1)
 	ownDone := make(chan struct{})
 	v := catch(func() {
-		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+		_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 			owner := w.Index()
 			_ = p.Broadcast(context.Background(), func(w *scheduler.Worker) {
 				if w.Index() == owner {
@@ -165,6 +173,7 @@ func TestGoexitWhileBroadcastWaits(t *testing.T) {
 				assert.NoError(t, p.Spawn(context.Background(), func(*scheduler.Worker) { runtime.Goexit() }))
 				releasedEarly <- callerReleasedEarly(p)
 			})
+			return nil
 		})
 	})
 	requireGoexit(t, v)
@@ -184,7 +193,10 @@ func TestEntryFromBlockNeedsNoSecondSlot(t *testing.T) {
 		enter   func(p *scheduler.Pool, ran *atomic.Int32)
 	}{
 		{"run", 1, func(p *scheduler.Pool, ran *atomic.Int32) {
-			_ = p.Run(context.Background(), func(*scheduler.Worker) { ran.Add(1) })
+			_ = p.Run(context.Background(), func(*scheduler.Worker) error {
+				ran.Add(1)
+				return nil
+			})
 		}},
 		{"broadcast", 2, func(p *scheduler.Pool, ran *atomic.Int32) {
 			_ = p.Broadcast(context.Background(), func(*scheduler.Worker) { ran.Add(1) })
@@ -196,13 +208,14 @@ func TestEntryFromBlockNeedsNoSecondSlot(t *testing.T) {
 			var ran atomic.Int32
 			go func() {
 				defer close(done)
-				_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+				_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 					w.Block(func() {
 						for w.IsCurrent() { // until the stand-in runs w (at once, with the fix)
 							runtime.Gosched()
 						}
 						tc.enter(p, &ran)
 					})
+					return nil
 				})
 			}()
 			hangGuard(t, tc.name+" inside Block's f waits for the slot its own task holds", done)

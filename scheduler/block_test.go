@@ -28,10 +28,11 @@ func TestBlockLetsQueuedWorkRun(t *testing.T) {
 		<-started
 		assert.NoError(t, p.Spawn(ctx, func(*scheduler.Worker) { close(ch) }))
 	}()
-	require.NoError(t, p.Run(ctx, func(w *scheduler.Worker) {
+	require.NoError(t, p.Run(ctx, func(w *scheduler.Worker) error {
 		close(started)
 		w.Block(func() { <-ch })
 		assert.True(t, w.IsCurrent(), "Block returns on the task's own goroutine")
+		return nil
 	}))
 	assert.Equal(t, uint64(1), p.Stats().Blocked)
 }
@@ -64,7 +65,7 @@ func TestBlockPublishesPrivateForks(t *testing.T) {
 		}
 		ch := make(chan struct{})
 		var ran atomic.Int32
-		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+		require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 			join.Join(w,
 				func(w *scheduler.Worker) {
 					w.Block(func() {
@@ -88,6 +89,7 @@ func TestBlockPublishesPrivateForks(t *testing.T) {
 					close(ch)
 					ran.Add(1)
 				})
+			return nil
 		}))
 		assert.Equal(t, int32(2), ran.Load())
 		if t.Failed() {
@@ -117,10 +119,11 @@ func TestBlockMisuse(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	p := pool(t, scheduler.WithWorkers(1))
 	defer p.Close()
-	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 		assert.PanicsWithValue(t, "weft/scheduler: Block with a nil function", func() { w.Block(nil) })
 		got := make(chan any)
 		go func() { got <- catch(func() { w.Block(func() {}) }) }()
 		assert.Contains(t, <-got, "not the calling goroutine's")
+		return nil
 	}))
 }

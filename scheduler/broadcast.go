@@ -72,7 +72,7 @@ func (p *Pool) Broadcast(ctx context.Context, f func(*Worker)) error {
 	defer func() {
 		if !marked {
 			b.done.Wait()
-			_ = p.door.finish(permit, core.Recovered(nil)) // nobody is left to take a panic of ReleaseSlot's
+			_ = p.door.finish(permit, core.Recovered[Panic](nil)) // nobody is left to take a panic of ReleaseSlot's
 		}
 	}()
 	started := p.door.start(permit)

@@ -69,7 +69,10 @@ func (c *chaos) hookWork(on bool) {
 			}
 		}
 	}()
-	if err := p.Run(context.Background(), func(w *scheduler.Worker) { n = rec(w, 1) }); err != nil || n != 1<<10 {
+	if err := p.Run(context.Background(), func(w *scheduler.Worker) error {
+		n = rec(w, 1)
+		return nil
+	}); err != nil || n != 1<<10 {
 		c.failf("a hook's Run: %v, %d leaves", err, n)
 	}
 }
@@ -126,7 +129,9 @@ func (c *chaos) body(r *rand.Rand, top int64, depth int) func(*scheduler.Worker)
 		}
 	case 6: // Run inline from a task
 		a := c.body(r, top, depth-1)
-		return func(w *scheduler.Worker) { chaosMust(w.Pool().Run(context.Background(), a)) }
+		return func(w *scheduler.Worker) {
+			chaosMust(w.Pool().Run(context.Background(), func(w *scheduler.Worker) error { a(w); return nil }))
+		}
 	case 7: // Broadcast from a task
 		a := c.body(r, top, depth-1)
 		return func(w *scheduler.Worker) { chaosMust(w.Pool().Broadcast(context.Background(), a)) }
@@ -139,7 +144,7 @@ func (c *chaos) body(r *rand.Rand, top int64, depth int) func(*scheduler.Worker)
 				if bc {
 					chaosMust(p.Broadcast(context.Background(), a))
 				} else {
-					chaosMust(p.Run(context.Background(), a))
+					chaosMust(p.Run(context.Background(), func(w *scheduler.Worker) error { a(w); return nil }))
 				}
 				<-c.release
 			})
@@ -259,7 +264,7 @@ func (c *chaos) outside(r *rand.Rand) {
 		defer func() { c.check(fmt.Sprint("op", op), top, err, recover()) }()
 		switch op {
 		case 0, 1:
-			err = c.p.Run(ctx, task)
+			err = c.p.Run(ctx, func(w *scheduler.Worker) error { task(w); return nil })
 			if err == nil && c.runs(top) != 1 {
 				c.failf("Run %d returned nil, ran %d times", top, c.runs(top))
 			}
@@ -273,7 +278,7 @@ func (c *chaos) outside(r *rand.Rand) {
 		case 4:
 			err = c.p.Broadcast(ctx, f)
 		case 5:
-			err = join.On(c.p, task, c.body(r, top, 1))
+			err = join.On(context.Background(), c.p, task, c.body(r, top, 1))
 		}
 	}()
 }
@@ -324,7 +329,7 @@ func (c *chaos) sure(r *rand.Rand, top int64, ctx context.Context) {
 			c.failf("Run %d: did not run its task and returned %v", top, err)
 		}
 	}()
-	err = c.p.Run(ctx, task)
+	err = c.p.Run(ctx, func(w *scheduler.Worker) error { task(w); return nil })
 	returned = true
 }
 

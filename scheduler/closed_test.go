@@ -21,6 +21,8 @@ func TestClosedReportsShutdown(t *testing.T) {
 		require.False(t, p.Closed(), name)
 		stop(p)
 		require.True(t, p.Closed(), name)
-		require.ErrorIs(t, p.Run(context.Background(), func(*scheduler.Worker) {}), scheduler.ErrClosed, name)
+		require.ErrorIs(t, p.Run(context.Background(), func(*scheduler.Worker) error {
+			return nil
+		}), scheduler.ErrClosed, name)
 	}
 }

@@ -1,76 +1,58 @@
 // Package scheduler is weft's pool: a fixed set of worker goroutines that
-// run fork-join work, entered from outside with Run, Spawn and Broadcast.
+// run fork-join work, each stealing from the others when it runs out.
 //
-// Most programs use the process-wide pool (Default, or nil in the On forms
-// of the join, scope and par packages) and never import this package
-// beyond *Worker. Create a pool of your own to bound its size, name it in
-// profiles, admit tasks through a slot supplier, or shut it down:
+// Most programs use the process-wide pool (Default, or nil wherever a
+// function takes a pool) and meet this package only as *Worker. Create a
+// pool of your own to bound its size, name it in profiles, admit tasks
+// through a slot supplier, or shut it down:
 //
 //	p, err := scheduler.New(scheduler.WithWorkers(8), scheduler.WithName("render"))
 //	if err != nil {
 //		return err
 //	}
 //	defer p.Close()
-//	err = p.Run(ctx, func(w *scheduler.Worker) {
+//	err = p.Run(ctx, func(w *scheduler.Worker) error {
 //		a, b := join.Call(w, render, left, right) // forks run on p
-//		merge(a, b)
+//		return merge(a, b)
 //	})
 //
-// # Tasks and workers
+// # Entering the pool
 //
-// A task is a func(*Worker). The *Worker is the handle of the worker
-// goroutine that runs it: pass it to join.Call, join.Join, scope.Run and
-// the par functions to fork, and keep it inside the task (like a
-// *testing.T, it is only valid there). A fork costs a few nanoseconds:
-// it stays private to its worker until another worker is idle, and only
-// then becomes work that others can steal. No goroutine is created per
-// task, and an idle pool burns no CPU: its workers sleep until work
-// arrives.
+// Every way in from outside takes a context first and then the pool: Run
+// (wait for a task and return its error), RunValue (its result too),
+// Spawn and TrySpawn (a detached task), Broadcast (once on every worker),
+// and the On forms of join, scope and par. A nil context panics; one that
+// ends before the task starts keeps it from running, and the call returns
+// context.Cause(ctx). Called from a task of the same pool, Run and
+// Broadcast run on the calling worker instead of waiting for themselves.
 //
-// Run runs a task and waits for it; Spawn queues a detached task;
-// TrySpawn queues one only if a slot is free; Broadcast runs a task once
-// on every worker. These are for goroutines outside the pool. Called from
-// a task of the same pool, Run and Broadcast run on the calling worker
-// instead of blocking it on itself. A task that must wait for something
-// slow (I/O, a channel, another pool) wraps the wait in Worker.Block, so
-// that the worker's queued work still runs meanwhile.
+// A task gets the *Worker that runs it: pass it to join, scope and par to
+// fork, and keep it inside the task (like a *testing.T). A fork stays
+// private to its worker, costing a few nanoseconds, until another worker
+// is idle. An idle pool burns no CPU. A task that waits for something slow
+// (I/O, a channel, another pool) wraps the wait in Worker.Block, so that
+// its worker's queued work still runs meanwhile.
 //
 // # Admission
 //
-// Every task that enters from outside needs a permit from the pool's slot
-// supplier (package slots; WithSupplier, by default slots.Unlimited). Run,
-// Spawn and Broadcast wait for one within their context; TrySpawn returns
-// ErrNoSlot if none is free. The slot is marked used when a worker starts
-// the task and released when it ends: complete, failed with its *Panic,
-// or never used if Shutdown dropped it. Forks inside a task are not
-// admitted one by one: they belong to a task that already holds a slot.
-// Stats().Slots reports slots in use, reserved, available and refused.
+// A task from outside needs a permit of the pool's slot supplier
+// (WithSupplier; by default unlimited): Run, Spawn and Broadcast wait for
+// one within their context, TrySpawn returns ErrNoSlot. Forks inside a
+// task need none. Stats().Slots reports the supplier's figures.
 //
-// # Panics
+// # Panics and shutting down
 //
-// A panic in a task reaches whoever waits for it as a *Panic carrying the
-// original value and the stack where it happened: Run re-raises it in its
-// caller, a join in the joining task. A detached task's panic goes to the
-// pool's panic handler (WithPanicHandler), or crashes the program if there
-// is none. The pool keeps working after a task panics. A task that calls
-// runtime.Goexit (t.FailNow and require.* do) ends its worker goroutine,
-// which nothing can prevent: its waiters get a *Panic carrying ErrGoexit
-// and the pool replaces the goroutine.
-//
-// # Shutting down
+// A panic in a task reaches whoever waits for it as a *Panic with the
+// original value and stack: Run re-raises it, a join re-raises it in the
+// joining task; a detached task's goes to WithPanicHandler, or crashes
+// the program. A task that calls runtime.Goexit (t.FailNow does) ends its
+// worker goroutine, which the pool replaces; its waiters get a *Panic
+// carrying ErrGoexit.
 //
 // Shutdown and Close follow http.Server: refuse new work with ErrClosed,
-// finish what was accepted, stop the workers and wait for their
-// goroutines. A Shutdown whose context ends first drops the outside tasks
-// that have not started and returns the context's error. Close and
-// Shutdown panic when called from a task of the pool they stop (they
-// would wait for themselves) and on the default pool.
+// finish what was accepted, and wait for the workers' goroutines. Both
+// panic on the default pool and from a task of the pool they stop.
 //
-// # Further reading
-//
-// docs/forks.md explains why a fork is cheap and how work spreads;
-// docs/sleep.md and docs/latch.md specify how idle workers sleep without
-// losing a wake-up; docs/faults.md lists what weft does for every fault
-// and misuse. The engine behind this package (deques, frames, heartbeat,
-// the worker loop) lives in internal/core.
+// docs/architecture.md follows one Run through the packages; docs/forks.md,
+// docs/sleep.md and docs/faults.md hold the mechanism and every fault.
 package scheduler

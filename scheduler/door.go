@@ -87,7 +87,7 @@ func (d *door) tryReserve() (slots.Permit, error) {
 // start marks the slot used as a worker starts the task. A non-nil result
 // is the supplier's panic: the task must not run; end it with finish.
 func (d *door) start(p slots.Permit) *Panic {
-	return core.Catch(func() { must(d.tracker.MarkUsed(p, slots.TaskInfo{Kind: d.kind})) })
+	return core.Catch[Panic](func() { must(d.tracker.MarkUsed(p, slots.TaskInfo{Kind: d.kind})) })
 }
 
 // finish releases the slot of a task that ran (or could not start):
@@ -97,13 +97,13 @@ func (d *door) finish(p slots.Permit, pan *Panic) *Panic {
 	if pan != nil {
 		reason = slots.TaskFailed(pan)
 	}
-	return core.Catch(func() { must(d.tracker.Release(p, reason)) })
+	return core.Catch[Panic](func() { must(d.tracker.Release(p, reason)) })
 }
 
 // neverUsed releases the slot of a task that never started and returns
 // the supplier's panic.
 func (d *door) neverUsed(p slots.Permit) *Panic {
-	return core.Catch(func() { must(d.tracker.Release(p, slots.NeverUsed())) })
+	return core.Catch[Panic](func() { must(d.tracker.Release(p, slots.NeverUsed())) })
 }
 
 // firstPanic returns the first of ps that is not nil.

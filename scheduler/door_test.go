@@ -193,10 +193,12 @@ func TestReleaseReasons(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 
-	require.NoError(t, p.Run(ctx, func(*scheduler.Worker) {}))
+	require.NoError(t, p.Run(ctx, func(*scheduler.Worker) error {
+		return nil
+	}))
 	assert.Equal(t, 1, a.reasons[slots.ReasonComplete])
 
-	assert.Panics(t, func() { _ = p.Run(ctx, func(*scheduler.Worker) { panic("x") }) })
+	assert.Panics(t, func() { _ = p.Run(ctx, func(*scheduler.Worker) error { panic("x") }) })
 	assert.Equal(t, 1, a.reasons[slots.ReasonFailed])
 
 	release, started := make(chan struct{}), make(chan struct{})

@@ -35,8 +35,9 @@ func ExampleNew() {
 
 // The process-wide pool needs no setup and is never closed.
 func ExampleDefault() {
-	err := scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) {
+	err := scheduler.Default().Run(context.Background(), func(w *scheduler.Worker) error {
 		fmt.Println("on the default pool:", w.Pool() == scheduler.Default())
+		return nil
 	})
 	fmt.Println(err)
 	// Output:
@@ -80,7 +81,9 @@ func ExamplePool_Shutdown() {
 
 	err := p.Shutdown(context.Background())
 	fmt.Println("shutdown:", err, "task finished:", finished.Load())
-	err = p.Run(context.Background(), func(*scheduler.Worker) {})
+	err = p.Run(context.Background(), func(*scheduler.Worker) error {
+		return nil
+	})
 	fmt.Println("run after shutdown:", errors.Is(err, scheduler.ErrClosed))
 	// Output:
 	// shutdown: <nil> task finished: true
@@ -94,12 +97,13 @@ func ExampleWorker_Block() {
 	p, _ := scheduler.New(scheduler.WithWorkers(1))
 	defer p.Close()
 	ctx := context.Background()
-	_ = p.Run(ctx, func(w *scheduler.Worker) {
+	_ = p.Run(ctx, func(w *scheduler.Worker) error {
 		reply := make(chan string)
 		_ = p.Spawn(ctx, func(*scheduler.Worker) { reply <- "pong" })
 		var got string
 		w.Block(func() { got = <-reply }) // f must not use w
 		fmt.Println("got", got)
+		return nil
 	})
 	fmt.Println("Block calls:", p.Stats().Blocked)
 	// Output:
@@ -122,8 +126,9 @@ func ExampleWithSupplier() {
 	fmt.Println("no slot while it is taken:", errors.Is(err, scheduler.ErrNoSlot))
 
 	close(release)
-	_ = p.Run(ctx, func(*scheduler.Worker) { // waits for the slot
+	_ = p.Run(ctx, func(*scheduler.Worker) error { // waits for the slot
 		fmt.Println("ran once the slot came back")
+		return nil
 	})
 	s := p.Stats().Slots
 	fmt.Println("refusals:", s.Refusals, "max:", s.Max)

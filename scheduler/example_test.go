@@ -13,8 +13,9 @@ func ExamplePool_Run() {
 		panic(err)
 	}
 	defer p.Close()
-	_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+	_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 		fmt.Println("running on one of", w.Pool().Workers(), "workers")
+		return nil
 	})
 	// Output: running on one of 4 workers
 }
@@ -27,6 +28,6 @@ func ExamplePanic() {
 		pan := recover().(*scheduler.Panic)
 		fmt.Println("recovered:", pan.Value)
 	}()
-	_ = p.Run(context.Background(), func(*scheduler.Worker) { panic("out of range") })
+	_ = p.Run(context.Background(), func(*scheduler.Worker) error { panic("out of range") })
 	// Output: recovered: out of range
 }

@@ -9,42 +9,53 @@ import (
 	"github.com/weftrt/weft/slots"
 )
 
-// Run runs f on a worker of the pool and waits for it to return. If f
-// panics, Run re-raises the panic in the caller as a *Panic carrying the
-// original value and stack; the pool keeps working.
+// Run runs f on a worker of the pool, waits for it to return, and returns
+// f's error. It is the way into the pool from a goroutine outside it:
+//
+//	err := pool.Run(ctx, func(w *scheduler.Worker) error {
+//		return par.ForErr(ctx, w, len(xs), check)
+//	})
+//
+// For a result as well as an error, use RunValue.
 //
 // Run first reserves a slot from the pool's supplier (see WithSupplier),
-// waiting for one as long as ctx allows. It returns ctx.Err() if ctx ends
-// before f is queued, and ErrClosed if the pool is shutting down.
+// waiting for one as long as ctx allows. If ctx ends before f starts
+// (already ended, while Run waits for a slot, or while the task waits for
+// a free worker), f does not run and Run returns context.Cause(ctx); once
+// f has started, ctx is f's to watch. Run returns ErrClosed if the pool is
+// shutting down. If f panics, Run re-raises the panic in the caller as a
+// *Panic carrying the original value and stack; the pool keeps working.
+// A nil ctx or a nil f panics, naming the mistake.
 //
-// Run is for goroutines outside the pool: the caller blocks on a
-// condition variable, it does not spin. Called from a task of the same
-// pool (directly, or through join.On or scope.On), it calls f on the
-// task's own worker instead, like a fork: no slot, no queue, and no worker
-// blocked waiting for itself. A task that has its *Worker should call f(w)
-// directly, or use the join and scope packages.
-func (p *Pool) Run(ctx context.Context, f func(*Worker)) error {
+// The caller blocks on a condition variable; it does not spin. Called
+// from a task of the same pool, Run calls f on the task's own worker
+// instead, like a fork: no slot, no queue, and no worker blocked waiting
+// for itself. A task that has its *Worker should call f(w) directly, or
+// use the join, scope and par packages.
+func (p *Pool) Run(ctx context.Context, f func(*Worker) error) error {
 	p.check("Run", ctx)
 	if f == nil {
 		panic("weft/scheduler: Run with a nil function")
 	}
 	if w := p.eng.Current(); w != nil {
-		if err := ctx.Err(); err != nil {
-			return err
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
 		}
-		core.Repanic(core.CatchWorker(f, (*Worker)(w)))
-		return nil
+		var err error
+		core.Repanic(core.CatchWorker[Panic](func(w *Worker) { err = f(w) }, (*Worker)(w)))
+		return err
 	}
+	j := &runJob{pool: p, ctx: ctx, f: f}
+	j.job.Init(j)
 	if p.eng.InTask() {
 		// A task blocked in Worker.Block: its worker belongs to a stand-in,
 		// so f cannot run inline, but the task holds a slot already, as
 		// when it calls Run directly. Waiting for a second slot could wait
 		// for its own forever.
-		if err := ctx.Err(); err != nil {
-			return err
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
 		}
-		j := &runJob{pool: p, f: f, slotless: true}
-		j.job.Init(j)
+		j.slotless = true
 		if err := p.accept(1, func() { p.injectCount.Add(1); p.eng.Inject(&j.job) }); err != nil {
 			return err
 		}
@@ -52,14 +63,53 @@ func (p *Pool) Run(ctx context.Context, f func(*Worker)) error {
 	}
 	permit, err := p.admit(ctx)
 	if err != nil {
-		return err
+		return causeOf(ctx, err)
 	}
-	j := &runJob{pool: p, f: f, permit: permit}
-	j.job.Init(j)
+	j.permit = permit
 	if err := p.inject(&j.job, permit); err != nil {
 		return err
 	}
 	return j.wait()
+}
+
+// RunValue is Run for a task with a result: it returns f's result and
+// error, or R's zero value and the error that kept f from running.
+//
+//	sum, err := scheduler.RunValue(ctx, pool, func(w *scheduler.Worker) (int, error) {
+//		return par.ReduceRange(w, 0, len(xs), 0, sumChunk, add), nil
+//	})
+//
+// A nil pool is the default pool. Go has no generic methods, which is why
+// this is a function and not a method of Pool.
+func RunValue[R any](ctx context.Context, p *Pool, f func(*Worker) (R, error)) (R, error) {
+	if f == nil {
+		panic("weft/scheduler: RunValue with a nil function")
+	}
+	if p == nil {
+		p = Default()
+	}
+	p.check("RunValue", ctx)
+	var r R
+	err := p.Run(ctx, func(w *Worker) error {
+		var err error
+		r, err = f(w)
+		return err
+	})
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return r, nil
+}
+
+// causeOf returns ctx's cause if err is ctx's error (a supplier may wrap
+// it), and err otherwise: the same cancellation reads the same whether it
+// came while waiting for a slot or before the task started.
+func causeOf(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		return context.Cause(ctx)
+	}
+	return err
 }
 
 // wait waits for the job to finish and returns Run's result.
@@ -71,14 +121,15 @@ func (j *runJob) wait() error {
 		return j.err
 	}
 	core.Repanic(j.panic)
-	return nil
+	return j.result
 }
 
 // runJob is a Run call's job: its caller waits on done.
 type runJob struct {
 	job    core.Job
 	pool   *Pool
-	f      func(*Worker)
+	ctx    context.Context
+	f      func(*Worker) error
 	permit slots.Permit
 	// slotless: a Run from a task blocked in Block, which holds no permit
 	// of its own (the task's covers it).
@@ -86,12 +137,13 @@ type runJob struct {
 	done     latch.Blocking
 	panic    *Panic // written before done is set
 	err      error  // ErrClosed if the job was abandoned unstarted
+	result   error  // f's error, or ctx's cause if f did not start; before done
 }
 
 // RunJob runs f under the task's slot and releases the waiting caller.
 func (j *runJob) RunJob(w *core.Worker) {
 	if j.slotless {
-		core.RunThen((*Worker)(w), j.f, j.finish)
+		core.RunThen((*Worker)(w), j.call, j.finish)
 		return
 	}
 	// The mark runs under RunThen too: a supplier that calls
@@ -99,8 +151,17 @@ func (j *runJob) RunJob(w *core.Worker) {
 	// must still be released.
 	core.RunThen((*Worker)(w), func(w *Worker) {
 		core.Repanic(j.pool.door.start(j.permit)) // the supplier panicked: f does not run
-		j.f(w)
+		j.call(w)
 	}, j.finish)
+}
+
+// call runs f unless ctx ended while the task waited for a worker.
+func (j *runJob) call(w *Worker) {
+	if j.ctx.Err() != nil {
+		j.result = context.Cause(j.ctx)
+		return
+	}
+	j.result = j.f(w)
 }
 
 // finish releases the slot and the caller, who re-raises the task's panic
@@ -117,7 +178,7 @@ func (j *runJob) finish(p *Panic) {
 		released := false
 		defer func() {
 			if !released { // the supplier called runtime.Goexit in ReleaseSlot
-				j.panic = firstPanic(p, core.Recovered(nil))
+				j.panic = firstPanic(p, core.Recovered[Panic](nil))
 			}
 			j.pool.taskDone()
 			j.done.Set()
@@ -139,7 +200,7 @@ func (j *runJob) abandon(err error) *Panic {
 	released := j.slotless
 	defer func() {
 		if !released {
-			j.panic = core.Recovered(nil)
+			j.panic = core.Recovered[Panic](nil)
 		}
 		j.pool.taskDone() // before the caller is released: see finish
 		j.done.Set()
@@ -272,7 +333,7 @@ func (p *Pool) handlePanic(pan *Panic) bool {
 	}
 	// A Goexit never returns from Catch: hp is a panic, even one whose
 	// value is ErrGoexit (a handler that re-raises the Goexit it got).
-	if hp := core.Catch(func() { h(pan) }); hp != nil {
+	if hp := core.Catch[Panic](func() { h(pan) }); hp != nil {
 		crash(hp)
 	}
 	return true

@@ -49,29 +49,37 @@ func TestGoexitInTask(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		p := pool(t, scheduler.WithWorkers(workers))
 		ctx := context.Background()
-		requireGoexit(t, catch(func() { _ = p.Run(ctx, func(*scheduler.Worker) { runtime.Goexit() }) }))
+		requireGoexit(t, catch(func() {
+			_ = p.Run(ctx, func(*scheduler.Worker) error {
+				runtime.Goexit()
+				return nil
+			})
+		}))
 
 		// in the stolen or inline half of a join, and in a scope task
 		requireGoexit(t, catch(func() {
-			_ = join.On(p, func(*scheduler.Worker) {}, func(*scheduler.Worker) { runtime.Goexit() })
+			_ = join.On(context.Background(), p, func(*scheduler.Worker) {}, func(*scheduler.Worker) { runtime.Goexit() })
 		}))
 		requireGoexit(t, catch(func() {
-			_, _, _ = join.BothOn(p,
+			_, _, _ = join.BothOn(context.Background(), p,
 				func(*scheduler.Worker) int { runtime.Goexit(); return 0 },
 				func(*scheduler.Worker) int { return 1 })
 		}))
 		requireGoexit(t, catch(func() {
-			_, _, _ = join.BothOn(p,
+			_, _, _ = join.BothOn(context.Background(), p,
 				func(*scheduler.Worker) int { return 0 },
 				func(*scheduler.Worker) int { runtime.Goexit(); return 1 })
 		}))
 		requireGoexit(t, catch(func() {
-			_ = scope.On(p, func(s *scope.Scope) { s.Spawn(func(*scope.Scope) { runtime.Goexit() }) })
+			_ = scope.On(context.Background(), p, func(s *scope.Scope) { s.Spawn(func(*scope.Scope) { runtime.Goexit() }) })
 		}))
 
 		var ran atomic.Int32
 		for range 2 * workers {
-			require.NoError(t, p.Run(ctx, func(*scheduler.Worker) { ran.Add(1) }))
+			require.NoError(t, p.Run(ctx, func(*scheduler.Worker) error {
+				ran.Add(1)
+				return nil
+			}))
 		}
 		require.NoError(t, p.Broadcast(ctx, func(*scheduler.Worker) { ran.Add(1) }))
 		assert.Equal(t, int32(3*workers), ran.Load())
@@ -99,7 +107,10 @@ func TestFatalInTaskFailsTheTest(t *testing.T) {
 		p, err := scheduler.New(scheduler.WithWorkers(1))
 		require.NoError(t, err)
 		defer p.Close()
-		_ = p.Run(context.Background(), func(*scheduler.Worker) { t.Fatal("fatal inside a task") })
+		_ = p.Run(context.Background(), func(*scheduler.Worker) error {
+			t.Fatal("fatal inside a task")
+			return nil
+		})
 		return
 	}
 	if testing.Short() {
@@ -165,7 +176,11 @@ func TestSupplierPanics(t *testing.T) {
 	}{{"mark", &s.onMark, "supplier: mark"}, {"release", &s.onRelease, "supplier: release"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.flag.Store(true)
-			v := catch(func() { _ = p.Run(ctx, func(*scheduler.Worker) {}) })
+			v := catch(func() {
+				_ = p.Run(ctx, func(*scheduler.Worker) error {
+					return nil
+				})
+			})
 			require.IsType(t, &scheduler.Panic{}, v)
 			assert.Equal(t, tc.want, v.(*scheduler.Panic).Value)
 
@@ -177,7 +192,9 @@ func TestSupplierPanics(t *testing.T) {
 			assert.Equal(t, tc.want, (<-handled).Value)
 			tc.flag.Store(false)
 
-			require.NoError(t, p.Run(ctx, func(*scheduler.Worker) {}))
+			require.NoError(t, p.Run(ctx, func(*scheduler.Worker) error {
+				return nil
+			}))
 			settled()
 		})
 	}
@@ -192,14 +209,18 @@ func TestRunFromOwnTask(t *testing.T) {
 		p := pool(t, scheduler.WithWorkers(workers))
 		ctx := context.Background()
 		var inner, parts atomic.Int32
-		require.NoError(t, p.Run(ctx, func(w *scheduler.Worker) {
-			require.NoError(t, p.Run(ctx, func(v *scheduler.Worker) {
+		require.NoError(t, p.Run(ctx, func(w *scheduler.Worker) error {
+			require.NoError(t, p.Run(ctx, func(v *scheduler.Worker) error {
 				assert.Same(t, w, v, "Run from a task runs on the task's worker")
 				inner.Add(1)
+
+				return nil
 			}))
-			require.NoError(t, join.On(p, func(*scheduler.Worker) { inner.Add(1) }, func(*scheduler.Worker) { inner.Add(1) }))
-			require.NoError(t, scope.On(p, func(s *scope.Scope) { s.Spawn(func(*scope.Scope) { inner.Add(1) }) }))
+			require.NoError(t, join.On(context.Background(), p, func(*scheduler.Worker) { inner.Add(1) }, func(*scheduler.Worker) { inner.Add(1) }))
+			require.NoError(t, scope.On(context.Background(), p, func(s *scope.Scope) { s.Spawn(func(*scope.Scope) { inner.Add(1) }) }))
 			require.NoError(t, p.Broadcast(ctx, func(*scheduler.Worker) { parts.Add(1) }))
+
+			return nil
 		}))
 		assert.Equal(t, int32(4), inner.Load())
 		assert.Equal(t, int32(workers), parts.Load(), "one Broadcast part per worker")
@@ -214,7 +235,12 @@ func TestStopFromOwnTaskPanics(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	p := pool(t, scheduler.WithWorkers(1))
 	for _, stop := range []func(){p.Close, func() { _ = p.Shutdown(context.Background()) }} {
-		v := catch(func() { _ = p.Run(context.Background(), func(*scheduler.Worker) { stop() }) })
+		v := catch(func() {
+			_ = p.Run(context.Background(), func(*scheduler.Worker) error {
+				stop()
+				return nil
+			})
+		})
 		require.IsType(t, &scheduler.Panic{}, v)
 		assert.Contains(t, v.(*scheduler.Panic).Value, "called from a task of the pool it stops")
 	}
@@ -227,6 +253,7 @@ func TestMisusedPools(t *testing.T) {
 	var nilPool *scheduler.Pool
 	var zero scheduler.Pool
 	noop := func(*scheduler.Worker) {}
+	task := func(*scheduler.Worker) error { return nil }
 	live := pool(t, scheduler.WithWorkers(1))
 	defer live.Close()
 	for _, tc := range []struct {
@@ -234,13 +261,13 @@ func TestMisusedPools(t *testing.T) {
 		call func()
 		want string
 	}{
-		{"nil pool Run", func() { _ = nilPool.Run(context.Background(), noop) }, "Run on a nil *Pool"},
+		{"nil pool Run", func() { _ = nilPool.Run(context.Background(), task) }, "Run on a nil *Pool"},
 		{"nil pool Spawn", func() { _ = nilPool.Spawn(context.Background(), noop) }, "Spawn on a nil *Pool"},
 		{"nil pool Close", func() { nilPool.Close() }, "Close on a nil *Pool"},
-		{"zero pool Run", func() { _ = zero.Run(context.Background(), noop) }, "did not make"},
+		{"zero pool Run", func() { _ = zero.Run(context.Background(), task) }, "did not make"},
 		{"zero pool Broadcast", func() { _ = zero.Broadcast(context.Background(), noop) }, "did not make"},
 		//lint:ignore SA1012 a nil context is the misuse under test
-		{"nil ctx Run", func() { _ = live.Run(nil, noop) }, "nil context"},
+		{"nil ctx Run", func() { _ = live.Run(nil, task) }, "nil context"},
 		//lint:ignore SA1012 a nil context is the misuse under test
 		{"nil ctx Spawn", func() { _ = live.Spawn(nil, noop) }, "nil context"},
 		{"default Close", func() { scheduler.Default().Close() }, "default pool"},
@@ -250,7 +277,7 @@ func TestMisusedPools(t *testing.T) {
 		require.NotNil(t, v, tc.name)
 		assert.Contains(t, v, tc.want, tc.name)
 	}
-	require.NoError(t, scheduler.Default().Run(context.Background(), noop), "the default pool still works")
+	require.NoError(t, scheduler.Default().Run(context.Background(), task), "the default pool still works")
 }
 
 // TestShutdownDoneContextIdlePool: with nothing pending, Shutdown returns
@@ -296,7 +323,11 @@ func closeWakesSlotWaiters(t *testing.T, ctx context.Context) {
 	require.NoError(t, p.Spawn(ctx, func(*scheduler.Worker) { <-release })) // holds the only slot
 	<-s.entered
 	errc := make(chan error)
-	go func() { errc <- p.Run(ctx, func(*scheduler.Worker) {}) }()
+	go func() {
+		errc <- p.Run(ctx, func(*scheduler.Worker) error {
+			return nil
+		})
+	}()
 	<-s.entered // the Run is in ReserveSlot now
 	closed := make(chan struct{})
 	go func() { p.Close(); close(closed) }()

@@ -31,13 +31,21 @@ func TestPendingIsZeroOnceTheCallReturns(t *testing.T) {
 		name string
 		call func(p *scheduler.Pool)
 	}{
-		{"run", func(p *scheduler.Pool) { _ = p.Run(ctx, func(*scheduler.Worker) {}) }},
+		{"run", func(p *scheduler.Pool) {
+			_ = p.Run(ctx, func(*scheduler.Worker) error {
+				return nil
+			})
+		}},
 		{"run from Block", func(p *scheduler.Pool) {
-			_ = p.Run(ctx, func(w *scheduler.Worker) {
+			_ = p.Run(ctx, func(w *scheduler.Worker) error {
 				w.Block(func() {
-					_ = p.Run(ctx, func(*scheduler.Worker) {})
+					_ = p.Run(ctx, func(*scheduler.Worker) error {
+						return nil
+					})
 					assert.EqualValues(t, 1, p.Stats().Pending, "the slotless Run's task is still counted")
 				})
+
+				return nil
 			})
 		}},
 		{"broadcast", func(p *scheduler.Pool) { _ = p.Broadcast(ctx, func(*scheduler.Worker) {}) }},
@@ -112,13 +120,25 @@ func TestDropReleaseGoexitHangsNothing(t *testing.T) {
 			ctx := context.Background()
 			hold, holding := make(chan struct{}), make(chan struct{})
 			first := make(chan error, 1)
-			go func() { first <- p.Run(ctx, func(*scheduler.Worker) { close(holding); <-hold }) }()
+			go func() {
+				first <- p.Run(ctx, func(*scheduler.Worker) error {
+					close(holding)
+					<-hold
+					return nil
+				})
+			}()
 			<-holding
 			// Queued behind the held worker: the one Shutdown drops first,
 			// and one after it.
 			dropped := make(chan any, 1)
 			if kind == "run" {
-				go func() { dropped <- catch(func() { _ = p.Run(ctx, func(*scheduler.Worker) {}) }) }()
+				go func() {
+					dropped <- catch(func() {
+						_ = p.Run(ctx, func(*scheduler.Worker) error {
+							return nil
+						})
+					})
+				}()
 			} else {
 				require.NoError(t, p.Spawn(ctx, func(*scheduler.Worker) { t.Error("the dropped task ran") }))
 			}
@@ -126,7 +146,11 @@ func TestDropReleaseGoexitHangsNothing(t *testing.T) {
 				runtime.Gosched()
 			}
 			later := make(chan error, 1)
-			go func() { later <- p.Run(ctx, func(*scheduler.Worker) {}) }()
+			go func() {
+				later <- p.Run(ctx, func(*scheduler.Worker) error {
+					return nil
+				})
+			}()
 			for p.Stats().Pending != 3 {
 				runtime.Gosched()
 			}
@@ -182,7 +206,13 @@ func TestShutdownPanicStillStopsWorkers(t *testing.T) {
 	ctx := context.Background()
 	hold, holding := make(chan struct{}), make(chan struct{})
 	first := make(chan error, 1)
-	go func() { first <- p.Run(ctx, func(*scheduler.Worker) { close(holding); <-hold }) }()
+	go func() {
+		first <- p.Run(ctx, func(*scheduler.Worker) error {
+			close(holding)
+			<-hold
+			return nil
+		})
+	}()
 	<-holding
 	require.NoError(t, p.Spawn(ctx, func(*scheduler.Worker) {}))
 	s.onRelease.Store(true)
@@ -228,7 +258,10 @@ func TestHookGoexitHangsNothing(t *testing.T) {
 			go func() {
 				defer close(done)
 				for range 10 {
-					assert.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) { runs.Add(1) }))
+					assert.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) error {
+						runs.Add(1)
+						return nil
+					}))
 				}
 				assert.NoError(t, p.Broadcast(context.Background(), func(*scheduler.Worker) { runs.Add(1) }))
 				p.Close()
@@ -286,7 +319,10 @@ func TestJobGoexitInStartHookKeepsTheHook(t *testing.T) {
 		if starts.Add(1) == 2 { // the first replacement's: p is set
 			inHook <- struct{}{}
 			<-gate
-			_ = p.Load().Run(context.Background(), func(w *scheduler.Worker) { w.Yield() })
+			_ = p.Load().Run(context.Background(), func(w *scheduler.Worker) error {
+				w.Yield()
+				return nil
+			})
 		}
 	}), scheduler.WithPanicHandler(func(*scheduler.Panic) {}))
 	p.Store(pl)
@@ -301,7 +337,9 @@ func TestJobGoexitInStartHookKeepsTheHook(t *testing.T) {
 		// Goexit ends the goroutine inside the hook.
 		assert.NoError(t, pl.Spawn(ctx, func(*scheduler.Worker) { runtime.Goexit() }))
 		close(gate)
-		assert.NoError(t, pl.Run(ctx, func(*scheduler.Worker) {}))
+		assert.NoError(t, pl.Run(ctx, func(*scheduler.Worker) error {
+			return nil
+		}))
 		pl.Close()
 	}()
 	hangGuard(t, "a job's Goexit inside the start hook", done)
@@ -319,7 +357,7 @@ func TestHookWhoseOwnJobAlwaysGoexitsHangsNothing(t *testing.T) {
 	var starts atomic.Int64
 	pl := pool(t, scheduler.WithWorkers(1), scheduler.WithStartHook(func(int) {
 		if starts.Add(1) > 1 { // not the first goroutine's: p is set
-			_ = scope.On(p.Load(), func(s *scope.Scope) {
+			_ = scope.On(context.Background(), p.Load(), func(s *scope.Scope) {
 				s.Spawn(func(*scope.Scope) { runtime.Goexit() })
 			})
 		}
@@ -331,7 +369,10 @@ func TestHookWhoseOwnJobAlwaysGoexitsHangsNothing(t *testing.T) {
 		defer close(done)
 		// A task's Goexit: the replacement runs the hook, which fails.
 		assert.NoError(t, pl.Spawn(context.Background(), func(*scheduler.Worker) { runtime.Goexit() }))
-		assert.NoError(t, pl.Run(context.Background(), func(*scheduler.Worker) { ran.Store(true) }))
+		assert.NoError(t, pl.Run(context.Background(), func(*scheduler.Worker) error {
+			ran.Store(true)
+			return nil
+		}))
 		pl.Close()
 	}()
 	hangGuard(t, "a start hook whose own job always calls Goexit", done)

@@ -40,9 +40,10 @@ func TestNewWorkerCount(t *testing.T) {
 func TestRunOnWorker(t *testing.T) {
 	p := newPool(t, scheduler.WithWorkers(3))
 	var idx int
-	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 		idx = w.Index()
 		assert.Same(t, p, w.Pool())
+		return nil
 	}))
 	assert.True(t, idx >= 0 && idx < 3)
 }
@@ -52,7 +53,7 @@ func TestRunPanicPropagatesAndPoolSurvives(t *testing.T) {
 	boom := errors.New("boom")
 	r := func() (r any) {
 		defer func() { r = recover() }()
-		_ = p.Run(context.Background(), func(*scheduler.Worker) { panic(boom) })
+		_ = p.Run(context.Background(), func(*scheduler.Worker) error { panic(boom) })
 		return nil
 	}()
 	pan, ok := r.(*scheduler.Panic)
@@ -61,7 +62,10 @@ func TestRunPanicPropagatesAndPoolSurvives(t *testing.T) {
 	assert.ErrorIs(t, pan, boom)
 	assert.Contains(t, string(pan.Stack), "TestRunPanicPropagatesAndPoolSurvives")
 	ran := false
-	require.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) { ran = true }))
+	require.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) error {
+		ran = true
+		return nil
+	}))
 	assert.True(t, ran)
 }
 
@@ -71,7 +75,9 @@ func TestUseAfterClose(t *testing.T) {
 	p.Close()
 	p.Close() // idempotent
 	ctx := context.Background()
-	assert.ErrorIs(t, p.Run(ctx, func(*scheduler.Worker) {}), scheduler.ErrClosed)
+	assert.ErrorIs(t, p.Run(ctx, func(*scheduler.Worker) error {
+		return nil
+	}), scheduler.ErrClosed)
 	assert.ErrorIs(t, p.Spawn(ctx, func(*scheduler.Worker) {}), scheduler.ErrClosed)
 	assert.ErrorIs(t, p.Broadcast(ctx, func(*scheduler.Worker) {}), scheduler.ErrClosed)
 }
@@ -99,7 +105,10 @@ func TestCancelledContext(t *testing.T) {
 	p := newPool(t, scheduler.WithWorkers(1))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	assert.ErrorIs(t, p.Run(ctx, func(*scheduler.Worker) { t.Error("ran") }), context.Canceled)
+	assert.ErrorIs(t, p.Run(ctx, func(*scheduler.Worker) error {
+		t.Error("ran")
+		return nil
+	}), context.Canceled)
 	assert.ErrorIs(t, p.Spawn(ctx, func(*scheduler.Worker) { t.Error("ran") }), context.Canceled)
 }
 
@@ -135,7 +144,12 @@ func TestShutdownDeadline(t *testing.T) {
 	}))
 	<-started
 	queued := make(chan error)
-	go func() { queued <- p.Run(context.Background(), func(*scheduler.Worker) { t.Error("ran") }) }()
+	go func() {
+		queued <- p.Run(context.Background(), func(*scheduler.Worker) error {
+			t.Error("ran")
+			return nil
+		})
+	}()
 	waitFor(t, func() bool { return p.Stats().Pending == 2 })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
@@ -153,7 +167,9 @@ func TestSpawnPanicGoesToHandler(t *testing.T) {
 	require.NoError(t, p.Spawn(context.Background(), func(*scheduler.Worker) { panic("detached") }))
 	pan := <-got
 	assert.Equal(t, "detached", pan.Value)
-	require.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) {}), "pool still works")
+	require.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) error {
+		return nil
+	}), "pool still works")
 }
 
 func TestHooks(t *testing.T) {
@@ -201,10 +217,11 @@ func TestBroadcastPanic(t *testing.T) {
 func TestYield(t *testing.T) {
 	p := newPool(t, scheduler.WithWorkers(1))
 	var yielded, other bool
-	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 		require.NoError(t, p.Spawn(context.Background(), func(*scheduler.Worker) { other = true }))
 		yielded = w.Yield()
 		assert.False(t, w.Yield(), "nothing left")
+		return nil
 	}))
 	assert.True(t, yielded)
 	assert.True(t, other)
@@ -215,13 +232,17 @@ func TestDefaultPool(t *testing.T) {
 	assert.Same(t, d, scheduler.Default())
 	// Sized by GOMAXPROCS when first used; go test -cpu changes it later.
 	assert.Positive(t, d.Workers())
-	require.NoError(t, d.Run(context.Background(), func(*scheduler.Worker) {}))
+	require.NoError(t, d.Run(context.Background(), func(*scheduler.Worker) error {
+		return nil
+	}))
 }
 
 func TestStats(t *testing.T) {
 	p := newPool(t, scheduler.WithWorkers(2))
 	for range 10 {
-		require.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) {}))
+		require.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) error {
+			return nil
+		}))
 	}
 	s := p.Stats()
 	assert.Equal(t, 2, s.Workers)

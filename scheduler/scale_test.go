@@ -31,7 +31,9 @@ func TestIdleSearchIsLinear(t *testing.T) {
 	}
 	p := pool(t, scheduler.WithWorkers(n))
 	defer p.Close()
-	require.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) {}))
+	require.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) error {
+		return nil
+	}))
 	for scheduler.Asleep(p) < n { // every worker reaches sleep; no timing involved
 		runtime.Gosched()
 	}

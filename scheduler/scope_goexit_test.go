@@ -20,13 +20,14 @@ func TestGoexitInScopeBody(t *testing.T) {
 	defer p.Close()
 	releasedEarly := make(chan bool, 1)
 	v := catch(func() {
-		_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+		_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 			scope.Run(w, func(s *scope.Scope) {
 				s.Spawn(func(*scope.Scope) {
 					releasedEarly <- callerReleasedEarly(p)
 				})
 				runtime.Goexit()
 			})
+			return nil
 		})
 	})
 	requireGoexit(t, v)

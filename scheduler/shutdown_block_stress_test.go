@@ -35,30 +35,37 @@ func TestShutdownStress(t *testing.T) {
 					k := r.IntN(7)
 					func() {
 						defer func() { recover() }()
-						_ = p.Run(ctx, func(w *scheduler.Worker) {
+						_ = p.Run(ctx, func(w *scheduler.Worker) error {
 							w.Block(func() {
 								switch k {
 								case 0:
-									_ = p.Run(ctx, func(w *scheduler.Worker) {
+									_ = p.Run(ctx, func(w *scheduler.Worker) error {
 										w.Block(func() { runtime.Gosched() })
+
+										return nil
 									})
 								case 1:
 									_ = p.Broadcast(ctx, func(w *scheduler.Worker) {})
 								case 2:
 									_ = p.TrySpawn(func(*scheduler.Worker) { runtime.Goexit() })
 								case 3:
-									_ = scope.On(p, func(s *scope.Scope) {
+									_ = scope.On(context.Background(), p, func(s *scope.Scope) {
 										s.Spawn(func(s *scope.Scope) { runtime.Goexit() })
 										s.Spawn(func(s *scope.Scope) {})
 									})
 								case 4:
-									_ = p.Run(ctx, func(w *scheduler.Worker) { panic("x") })
+									_ = p.Run(ctx, func(w *scheduler.Worker) error { panic("x") })
 								case 5:
-									_ = p.Run(ctx, func(w *scheduler.Worker) { runtime.Goexit() })
+									_ = p.Run(ctx, func(w *scheduler.Worker) error {
+										runtime.Goexit()
+										return nil
+									})
 								case 6:
 									_ = p.Broadcast(ctx, func(w *scheduler.Worker) { runtime.Goexit() })
 								}
 							})
+
+							return nil
 						})
 					}()
 				}

@@ -32,9 +32,10 @@ func TestStressShutdownRaces(t *testing.T) {
 			wg.Go(func() {
 				for {
 					var did atomic.Bool
-					err := p.Run(context.Background(), func(*scheduler.Worker) {
+					err := p.Run(context.Background(), func(*scheduler.Worker) error {
 						time.Sleep(time.Duration(i%4) * 20 * time.Microsecond)
 						did.Store(true)
+						return nil
 					})
 					switch {
 					case err == nil:

@@ -61,7 +61,7 @@ func TestLatchSetWakesExactlyItsOwner(t *testing.T) {
 		started, release := make(chan struct{}), make(chan struct{})
 		var before scheduler.Stats
 		go func() {
-			_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+			_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 				e := (*core.Worker)(w) // the engine's view, with the job API
 				j := &stealMe{started: started, release: release}
 				j.job.Init(j)
@@ -72,6 +72,7 @@ func TestLatchSetWakesExactlyItsOwner(t *testing.T) {
 					t.Error("job still in the deque")
 				}
 				e.WaitUntil(&j.latch)
+				return nil
 			})
 		}()
 		<-started

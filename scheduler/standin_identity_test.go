@@ -25,10 +25,11 @@ func TestStandInIdentityNotReused(t *testing.T) {
 	for range 2 {
 		wg.Go(func() {
 			for !stop.Load() {
-				_ = p.Run(ctx, func(w *scheduler.Worker) {
+				_ = p.Run(ctx, func(w *scheduler.Worker) error {
 					for range 20 {
 						w.Block(func() {})
 					}
+					return nil
 				})
 			}
 		})
@@ -38,10 +39,11 @@ func TestStandInIdentityNotReused(t *testing.T) {
 		for range 4 {
 			inner.Go(func() {
 				g := goid()
-				_ = p.Run(ctx, func(*scheduler.Worker) {
+				_ = p.Run(ctx, func(*scheduler.Worker) error {
 					if goid() == g {
 						inline.Add(1)
 					}
+					return nil
 				})
 				runs.Add(1)
 			})

@@ -45,7 +45,13 @@ func TestSupplierGoexitHangsNothing(t *testing.T) {
 				s.onRelease.Store(true)
 			}
 			runDone := make(chan any, 1)
-			go func() { runDone <- catch(func() { _ = p.Run(context.Background(), func(*scheduler.Worker) {}) }) }()
+			go func() {
+				runDone <- catch(func() {
+					_ = p.Run(context.Background(), func(*scheduler.Worker) error {
+						return nil
+					})
+				})
+			}()
 			done := make(chan struct{})
 			var v any
 			go func() { v = <-runDone; close(done) }()

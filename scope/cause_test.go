@@ -37,9 +37,10 @@ func TestGroupOnCancelledReturnsCause(t *testing.T) {
 		defer p.Close()
 		release, held := make(chan struct{}), make(chan struct{})
 		go func() {
-			_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+			_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 				close(held)
 				w.Block(func() { <-release })
+				return nil
 			})
 		}()
 		<-held
@@ -63,9 +64,10 @@ func TestGroupOnCancelledReturnsCause(t *testing.T) {
 		defer p.Close()
 		release, busy := make(chan struct{}), make(chan struct{})
 		go func() {
-			_ = p.Run(context.Background(), func(*scheduler.Worker) {
+			_ = p.Run(context.Background(), func(*scheduler.Worker) error {
 				close(busy)
 				<-release // not in Block: the one worker takes nothing else
+				return nil
 			})
 		}()
 		<-busy
@@ -104,8 +106,9 @@ func TestGroupOnCancelledReturnsCause(t *testing.T) {
 		defer p.Close()
 		ctx, cancel := context.WithCancelCause(context.Background())
 		cancel(errWhy)
-		require.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) {
+		require.NoError(t, p.Run(context.Background(), func(*scheduler.Worker) error {
 			assert.ErrorIs(t, scope.GroupOn(ctx, p, ran), errWhy)
+			return nil
 		}))
 	})
 }

@@ -35,10 +35,11 @@ func ExampleRun() {
 	}}
 	p, _ := scheduler.New(scheduler.WithWorkers(2))
 	defer p.Close()
-	_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+	_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 		var total atomic.Int64
 		scope.Run(w, func(s *scope.Scope) { countPeople(s, company, &total) })
 		fmt.Println("people:", total.Load())
+		return nil
 	})
 	// Output: people: 28
 }

@@ -15,7 +15,7 @@ import (
 func ExampleOn() {
 	words := []string{"fork", "join", "steal", "sleep"}
 	upper := make([]string, len(words))
-	_ = scope.On(nil, func(s *scope.Scope) {
+	_ = scope.On(context.Background(), nil, func(s *scope.Scope) {
 		for i, w := range words {
 			s.Spawn(func(*scope.Scope) { upper[i] = strings.ToUpper(w) })
 		}
@@ -28,7 +28,7 @@ func ExampleOn() {
 func ExampleGroup() {
 	p, _ := scheduler.New(scheduler.WithWorkers(2))
 	defer p.Close()
-	err := p.Run(context.Background(), func(w *scheduler.Worker) {
+	err := p.Run(context.Background(), func(w *scheduler.Worker) error {
 		err := scope.Group(context.Background(), w, func(s *scope.Scope) error {
 			s.Go(func(*scope.Scope) error { return errors.New("bad input") })
 			s.Go(func(s *scope.Scope) error {
@@ -40,6 +40,8 @@ func ExampleGroup() {
 			return nil
 		})
 		fmt.Println(err)
+
+		return nil
 	})
 	if err != nil {
 		fmt.Println(err)

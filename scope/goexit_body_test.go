@@ -36,19 +36,20 @@ func TestGoexitInBodyWaitsForTasks(t *testing.T) {
 
 			var ran atomic.Bool
 			v := catch(func() {
-				_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+				_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 					if form == "Run" {
 						scope.Run(w, func(s *scope.Scope) {
 							s.Spawn(func(*scope.Scope) { ran.Store(true) })
 							runtime.Goexit()
 						})
-						return
+						return nil
 					}
 					_ = scope.Group(context.Background(), w, func(s *scope.Scope) error {
 						s.Go(func(*scope.Scope) error { ran.Store(true); return nil })
 						runtime.Goexit()
 						return nil
 					})
+					return nil
 				})
 			})
 			ranBeforeReturn := ran.Load()

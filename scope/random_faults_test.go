@@ -398,7 +398,7 @@ func (h *ftHarness) scope(n *ftNode, w *scheduler.Worker, ctx context.Context) (
 				inner = scope.GroupOn(ctx, h.p, body)
 				return
 			}
-			inner = scope.On(h.p, func(s *scope.Scope) { _ = body(s) })
+			inner = scope.On(context.Background(), h.p, func(s *scope.Scope) { _ = body(s) })
 		})
 		err = inner
 	case group:
@@ -424,8 +424,10 @@ func TestRandomFaultTrees(t *testing.T) {
 		require.NoError(t, err)
 		h := &ftHarness{p: p}
 		_ = catch(func() {
-			_ = p.Run(context.Background(), func(w *scheduler.Worker) {
+			_ = p.Run(context.Background(), func(w *scheduler.Worker) error {
 				_ = h.run(tree, w, context.Background())
+
+				return nil
 			})
 		})
 		p.Close()

@@ -23,7 +23,10 @@ func onPools(t *testing.T, f func(t *testing.T, w *scheduler.Worker)) {
 			p, err := scheduler.New(scheduler.WithWorkers(n))
 			require.NoError(t, err)
 			defer p.Close()
-			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) { f(t, w) }))
+			require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
+				f(t, w)
+				return nil
+			}))
 		})
 	}
 }
@@ -86,7 +89,7 @@ func TestJoinsAndScopesNest(t *testing.T) {
 
 func TestScopeOutsidePool(t *testing.T) {
 	var n atomic.Int64
-	require.NoError(t, scope.On(nil, func(s *scope.Scope) { spawnTree(s, 5, &n) }))
+	require.NoError(t, scope.On(context.Background(), nil, func(s *scope.Scope) { spawnTree(s, 5, &n) }))
 	assert.EqualValues(t, 1<<6-1, n.Load())
 	boom := errors.New("boom")
 	err := scope.GroupOn(context.Background(), nil, func(s *scope.Scope) error {
@@ -97,7 +100,7 @@ func TestScopeOutsidePool(t *testing.T) {
 	p, err := scheduler.New(scheduler.WithWorkers(1))
 	require.NoError(t, err)
 	p.Close()
-	assert.ErrorIs(t, scope.On(p, func(*scope.Scope) {}), scheduler.ErrClosed)
+	assert.ErrorIs(t, scope.On(context.Background(), p, func(*scope.Scope) {}), scheduler.ErrClosed)
 }
 
 func TestPanicAfterAllFinished(t *testing.T) {
@@ -200,7 +203,7 @@ func TestMisuse(t *testing.T) {
 	assert.PanicsWithValue(t, "weft/scope: Group with a nil body", func() { _ = scope.Group(context.Background(), nil, nil) })
 	nilWorker := "weft/scope: nil worker: from outside the pool, use scope.On or scope.GroupOn"
 	assert.PanicsWithValue(t, nilWorker, func() { scope.Run(nil, func(*scope.Scope) {}) })
-	assert.PanicsWithValue(t, "weft/scope: On with a nil body", func() { _ = scope.On(nil, nil) })
+	assert.PanicsWithValue(t, "weft/scope: On with a nil body", func() { _ = scope.On(context.Background(), nil, nil) })
 	body := func(*scope.Scope) error { return nil }
 	assert.PanicsWithValue(t, "weft/scope: GroupOn with a nil context: pass context.Background() or context.TODO()",
 		func() {

@@ -19,8 +19,9 @@ func ExampleTunables() {
 	}
 	defer pool.Close()
 	var a, b int
-	err = pool.Run(context.Background(), func(w *scheduler.Worker) {
+	err = pool.Run(context.Background(), func(w *scheduler.Worker) error {
 		join.Join(w, func(*scheduler.Worker) { a = 6 * 7 }, func(*scheduler.Worker) { b = 7 * 6 })
+		return nil
 	})
 	if err != nil {
 		panic(err)

@@ -2,41 +2,38 @@ package core
 
 import (
 	"errors"
-	"fmt"
 	"runtime/debug"
 )
 
-// Panic carries a panic out of a task to the goroutine that waits for the
-// task, which re-raises it with panic(*Panic). Value is what the task
-// panicked with; Stack is the stack of the goroutine where it panicked,
-// taken as the panic was caught. A Panic that travels through several
-// waits (nested joins) keeps the first, innermost stack.
-type Panic struct {
+// Carrier is the type a panic travels in, out of a task to the goroutine
+// that waits for it: scheduler.Panic, which users see in recover and %T.
+// The helpers here are generic in it because core cannot import scheduler
+// (scheduler is built on core); its fields are all they need: Value is
+// what the task panicked with, Stack the stack of the goroutine where it
+// panicked, taken as the panic was caught. A panic that travels through
+// several waits (nested joins) keeps the first, innermost stack.
+type Carrier interface {
+	~struct {
+		Value any
+		Stack []byte
+	}
+}
+
+// carried is a Carrier's layout, through which the helpers build one.
+type carried = struct {
 	Value any
 	Stack []byte
-}
-
-// Error formats the original value and the stack where it happened.
-func (p *Panic) Error() string {
-	return fmt.Sprintf("weft: task panicked: %v\n\ngoroutine stack at the panic:\n%s", p.Value, p.Stack)
-}
-
-// Unwrap returns Value if it is an error, so errors.Is and errors.As see
-// through a Panic to what the task panicked with.
-func (p *Panic) Unwrap() error {
-	err, _ := p.Value.(error)
-	return err
 }
 
 // Catch runs f and returns what it panicked with, wrapped in a *Panic, or
 // nil if it returned normally. Fork-join frames use it so that a panicking
 // half of a join still lets the other half finish before the panic moves
 // on.
-func Catch(f func()) (p *Panic) {
+func Catch[P Carrier](f func()) (p *P) {
 	done := false
 	defer func() {
 		if !done { // recover only when unwinding: it is not free
-			p = Recovered(recover())
+			p = Recovered[P](recover())
 		}
 	}()
 	f()
@@ -46,11 +43,11 @@ func Catch(f func()) (p *Panic) {
 
 // CatchWorker is Catch for a task that takes the current worker (a
 // *scheduler.Worker: W is generic so that core need not import it).
-func CatchWorker[W any](f func(W), w W) (p *Panic) {
+func CatchWorker[P Carrier, W any](f func(W), w W) (p *P) {
 	done := false
 	defer func() {
 		if !done {
-			p = Recovered(recover())
+			p = Recovered[P](recover())
 		}
 	}()
 	f(w)
@@ -65,12 +62,12 @@ func CatchWorker[W any](f func(W), w W) (p *Panic) {
 // *Panic carrying ErrGoexit and control never returns to RunThen's caller;
 // the worker goroutine is replaced (see Worker.main). W is the worker
 // type f takes, as for CatchWorker.
-func RunThen[W any](w W, f func(W), then func(p *Panic)) {
+func RunThen[P Carrier, W any](w W, f func(W), then func(p *P)) {
 	done := false
 	defer func() {
-		var p *Panic
+		var p *P
 		if !done { // recover only when unwinding: it is not free
-			p = Recovered(recover())
+			p = Recovered[P](recover())
 		}
 		then(p)
 	}()
@@ -84,14 +81,15 @@ func RunThen[W any](w W, f func(W), then func(p *Panic)) {
 // passes through unchanged, keeping the innermost stack. A nil r means the
 // goroutine is ending through runtime.Goexit: the task did not return, and
 // it is reported as a Panic carrying ErrGoexit.
-func Recovered(r any) *Panic {
-	if p, ok := r.(*Panic); ok {
+func Recovered[P Carrier](r any) *P {
+	if p, ok := r.(*P); ok {
 		return p
 	}
 	if r == nil {
 		r = ErrGoexit
 	}
-	return &Panic{Value: r, Stack: debug.Stack()}
+	p := P(carried{Value: r, Stack: debug.Stack()})
+	return &p
 }
 
 // ErrGoexit is the Value of the *Panic that whoever waits for a task gets
@@ -100,12 +98,15 @@ func Recovered(r any) *Panic {
 // ends the worker goroutine, which the pool replaces. Every task that was
 // running on that goroutine (the one that called Goexit and any task
 // suspended under it, waiting for a join) fails with this error.
+//
+// scheduler declares the error users see and sets this variable to it as
+// the program starts (scheduler's init), before any pool exists.
 var ErrGoexit = errors.New("weft/scheduler: a task called runtime.Goexit on a pool worker " +
 	"(t.FailNow, t.Fatal and require.* do): the worker goroutine was replaced; " +
 	"in a test, fail from the test's own goroutine, or use t.Error and return")
 
 // Repanic re-raises p in the calling goroutine if p is not nil.
-func Repanic(p *Panic) {
+func Repanic[P Carrier](p *P) {
 	if p != nil {
 		panic(p)
 	}

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/weftrt/weft/bench"
 	"github.com/weftrt/weft/bench/internal/contender"
 	"github.com/weftrt/weft/bench/internal/suite"
+	"github.com/weftrt/weft/internal/work"
 )
 
 // options are the parsed command line.
@@ -86,8 +86,8 @@ func (o *options) check() error {
 		return fmt.Errorf("-mintime must not be negative")
 	case o.noise <= 0 || o.noise > 1:
 		return fmt.Errorf("-noise must be in (0, 1]")
-	case o.sizes.TreeSum < 1 || o.sizes.TreeSum > bench.TreeSumMaxLayers:
-		return fmt.Errorf("-tree-sum must be in [1, %d]", bench.TreeSumMaxLayers)
+	case o.sizes.TreeSum < 1 || o.sizes.TreeSum > work.TreeSumMaxLayers:
+		return fmt.Errorf("-tree-sum must be in [1, %d]", work.TreeSumMaxLayers)
 	case o.sizes.LoopUniform < 1 || o.sizes.LoopIrregular < 1 || o.sizes.LoopMandelbrot < 1 || o.sizes.LoopMatMul < 1:
 		return fmt.Errorf("-loop-uniform, -loop-irregular, -loop-mandelbrot and -loop-matmul must be at least 1")
 	}

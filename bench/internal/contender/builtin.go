@@ -3,8 +3,8 @@ package contender
 import (
 	"context"
 
-	"github.com/weftrt/weft/bench"
 	"github.com/weftrt/weft/bench/internal/result"
+	"github.com/weftrt/weft/internal/work"
 	"github.com/weftrt/weft/scheduler"
 	"github.com/weftrt/weft/slots"
 )
@@ -43,17 +43,17 @@ func init() {
 	Register(Contender{
 		Name: "goroutines", Role: result.Alternative, Caps: Fork | Submit,
 		Doc:   "a new goroutine per fork or job, joined with sync.WaitGroup",
-		Start: func(int) (Instance, error) { return forker{bench.Goroutines{}}, nil },
+		Start: func(int) (Instance, error) { return forker{work.Goroutines{}}, nil },
 	})
 	Register(Contender{
 		Name: "errgroup", Role: result.Alternative, Caps: Fork,
 		Doc:   "a new golang.org/x/sync/errgroup.Group per fork",
-		Start: func(int) (Instance, error) { return forker{bench.Errgroup{}}, nil },
+		Start: func(int) (Instance, error) { return forker{work.Errgroup{}}, nil },
 	})
 	Register(Contender{
 		Name: "semaphore", Role: result.Alternative, Caps: Fork,
 		Doc:   "a goroutine per fork while one of GOMAXPROCS tokens is free (semaphore.TryAcquire), else inline",
-		Start: func(n int) (Instance, error) { return forker{bench.Semaphore(n)}, nil },
+		Start: func(n int) (Instance, error) { return forker{work.Semaphore(n)}, nil },
 	})
 }
 
@@ -69,11 +69,11 @@ func (inline) Submit(f func()) error {
 
 // forker is a contender that is nothing but a Forker, plus a new
 // goroutine per submitted job (used by goroutines only).
-type forker struct{ f bench.Forker }
+type forker struct{ f work.Forker }
 
 func (forker) Close() {}
 
-func (c forker) Fork(root func(bench.Forker)) error {
+func (c forker) Fork(root func(work.Forker)) error {
 	root(c.f)
 	return nil
 }
@@ -99,14 +99,17 @@ func StartWeft(n int, opts ...scheduler.Option) (*Weft, error) {
 // Close shuts the pool down.
 func (w *Weft) Close() { w.Pool.Close() }
 
-// Fork runs root on a worker, forking with bench.Weft.
-func (w *Weft) Fork(root func(bench.Forker)) error {
-	return w.Pool.Run(context.Background(), func(wk *scheduler.Worker) { root(bench.Weft(wk)) })
+// Fork runs root on a worker, forking with work.Weft.
+func (w *Weft) Fork(root func(work.Forker)) error {
+	return w.Pool.Run(context.Background(), func(wk *scheduler.Worker) error {
+		root(work.Weft(wk))
+		return nil
+	})
 }
 
 // RunKernel runs k on a worker.
 func (w *Weft) RunKernel(k func(*scheduler.Worker)) error {
-	return w.Pool.Run(context.Background(), k)
+	return w.Pool.Run(context.Background(), func(w *scheduler.Worker) error { k(w); return nil })
 }
 
 // Submit spawns f.

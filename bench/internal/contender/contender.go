@@ -5,8 +5,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/weftrt/weft/bench"
 	"github.com/weftrt/weft/bench/internal/result"
+	"github.com/weftrt/weft/internal/work"
 	"github.com/weftrt/weft/scheduler"
 )
 
@@ -17,7 +17,7 @@ type Caps uint8
 // names.
 const (
 	Seq      Caps = 1 << iota // runs a workload's plain sequential code; needs nothing
-	Fork                      // forks through a bench.Forker: Forking
+	Fork                      // forks through a work.Forker: Forking
 	Kernel                    // runs weft's zero-allocation kernels: KernelRunner
 	Submit                    // takes fire-and-forget jobs: Submitter
 	Resident                  // keeps goroutines between jobs, so its idle cost is worth measuring
@@ -54,7 +54,7 @@ type Instance interface {
 // when it has.
 type Forking interface {
 	Instance
-	Fork(root func(bench.Forker)) error
+	Fork(root func(work.Forker)) error
 }
 
 // KernelRunner instances run a weft kernel on a worker of their pool.

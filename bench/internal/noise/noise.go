@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/weftrt/weft/bench"
+	"github.com/weftrt/weft/internal/work"
 )
 
 // Tick is the length of a /proc/stat tick. USER_HZ is 100 on every Linux
@@ -124,7 +124,7 @@ func firstCPUs(n int) []int {
 
 // Read takes a reading now.
 func (p *Probe) Read() Reading {
-	r := Reading{own: bench.CPUTime(), at: time.Now()}
+	r := Reading{own: work.CPUTime(), at: time.Now()}
 	if len(p.cpus) == 0 {
 		return r
 	}

@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/weftrt/weft/bench"
+	"github.com/weftrt/weft/internal/work"
 )
 
 // Span is what one timed region cost.
@@ -32,7 +32,7 @@ type clock struct {
 	cpu func() time.Duration
 }
 
-var realClock = clock{now: time.Now, cpu: bench.CPUTime}
+var realClock = clock{now: time.Now, cpu: work.CPUTime}
 
 func (c clock) time(f func()) Span {
 	a0 := allocs()

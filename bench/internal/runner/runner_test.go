@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/weftrt/weft/bench"
 	"github.com/weftrt/weft/bench/internal/noise"
 	"github.com/weftrt/weft/bench/internal/result"
 	"github.com/weftrt/weft/bench/internal/runner"
+	"github.com/weftrt/weft/internal/work"
 )
 
 // fakeClock is a wall clock and a CPU clock that move only when told to,
@@ -267,7 +267,7 @@ func TestTimeReadsTheRealClocks(t *testing.T) {
 	s := runner.Time(func() {
 		// Spin until both clocks have moved: waiting on that, rather than
 		// for a duration, makes the spans below positive on any machine.
-		for w0, c0 := time.Now(), bench.CPUTime(); !time.Now().After(w0) || bench.CPUTime() == c0; {
+		for w0, c0 := time.Now(), work.CPUTime(); !time.Now().After(w0) || work.CPUTime() == c0; {
 		}
 		for i := range 100 {
 			sink = append(sink, &i)

@@ -3,7 +3,7 @@ package suite
 import (
 	"time"
 
-	"github.com/weftrt/weft/bench"
+	"github.com/weftrt/weft/internal/work"
 	"github.com/weftrt/weft/scheduler"
 )
 
@@ -22,7 +22,7 @@ func CountedValues(valuesForks int) Suite {
 	var got uint64
 	k := &kernel{
 		seq:         func() { got = 1 },
-		fork:        func(f bench.Forker) { f.Fork(func(bench.Forker) {}, func(bench.Forker) {}); got = 1 },
+		fork:        func(f work.Forker) { f.Fork(func(work.Forker) {}, func(work.Forker) {}); got = 1 },
 		values:      func(*scheduler.Worker) { got = 1 },
 		valuesForks: func() int { return valuesForks },
 		result:      func() uint64 { return got },
@@ -35,7 +35,7 @@ func CountedValues(valuesForks int) Suite {
 
 // LoopValues returns the weft form of the loop kernel over [0, n) with k,
 // and the count of the forks its last run made.
-func LoopValues(n int, k bench.LoopKernel) (values func(*scheduler.Worker), forks func() int) {
+func LoopValues(n int, k work.LoopKernel) (values func(*scheduler.Worker), forks func() int) {
 	kk := loopKernel(n, k)
 	return kk.values, kk.valuesForks
 }

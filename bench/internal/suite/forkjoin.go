@@ -6,10 +6,10 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/weftrt/weft/bench"
 	"github.com/weftrt/weft/bench/internal/contender"
 	"github.com/weftrt/weft/bench/internal/result"
 	"github.com/weftrt/weft/bench/internal/runner"
+	"github.com/weftrt/weft/internal/work"
 	"github.com/weftrt/weft/scheduler"
 )
 
@@ -49,7 +49,7 @@ var forkJoinMetrics = []result.Metric{
 type kernel struct {
 	prepare func() // before each run, untimed; may be nil
 	seq     func()
-	fork    func(bench.Forker)
+	fork    func(work.Forker)
 	values  func(*scheduler.Worker) // nil: no zero-allocation form; forks where fork does
 	// recommended: values is the form docs/forks.md recommends for the
 	// workload, which contender weft runs (weft-values, which would run
@@ -58,7 +58,7 @@ type kernel struct {
 	// coarse is the form the alternatives run instead of fork, where a
 	// goroutine per fork would bury the workload: it forks only near the
 	// root. nil: they run fork.
-	coarse func(bench.Forker)
+	coarse func(work.Forker)
 	result func() uint64
 	want   func() uint64 // computed once, sequentially, on first use
 	// set stores v where result reads it. Before each run the kernel
@@ -68,7 +68,7 @@ type kernel struct {
 	set func(v uint64)
 
 	// The forks fork and coarse make, counted on first use at each
-	// GOMAXPROCS (bench.LoopFork cuts by it).
+	// GOMAXPROCS (work.LoopFork cuts by it).
 	forks, coarseForks func() int
 	// valuesForks, if not nil, returns the forks the last run of values
 	// made, for a form that does not fork where fork does (par's loops
@@ -149,7 +149,7 @@ func (k *kernel) body(c contender.Contender, inst contender.Instance) (run func(
 }
 
 // perProcs memoizes count for each GOMAXPROCS it is called at: a form
-// may cut its work by GOMAXPROCS (bench.LoopFork does), and the runner
+// may cut its work by GOMAXPROCS (work.LoopFork does), and the runner
 // calls a trial's runs at its case's worker count.
 func perProcs(count func() int) func() int {
 	var mu sync.Mutex
@@ -170,7 +170,7 @@ func perProcs(count func() int) func() int {
 // countForks runs fork sequentially, once, and returns how many forks it
 // made: simpler than a closed form per workload, and for mergesort, whose
 // merges split where the data says, the only way.
-func countForks(prepare func(), fork func(bench.Forker)) int {
+func countForks(prepare func(), fork func(work.Forker)) int {
 	if prepare != nil {
 		prepare()
 	}
@@ -179,10 +179,10 @@ func countForks(prepare func(), fork func(bench.Forker)) int {
 	return c.n
 }
 
-// forkCounter is bench.Inline that counts its forks.
+// forkCounter is work.Inline that counts its forks.
 type forkCounter struct{ n int }
 
-func (c *forkCounter) Fork(a, b func(bench.Forker)) {
+func (c *forkCounter) Fork(a, b func(work.Forker)) {
 	c.n++
 	a(c)
 	b(c)
@@ -191,12 +191,12 @@ func (c *forkCounter) Fork(a, b func(bench.Forker)) {
 func fibFull(n int) *kernel {
 	var got int
 	return &kernel{
-		seq:         func() { got = bench.FibSeq(n) },
-		fork:        func(f bench.Forker) { got = bench.FibFork(f, n, 0) },
-		values:      func(w *scheduler.Worker) { got = bench.FibPlain(w, n) },
+		seq:         func() { got = work.FibSeq(n) },
+		fork:        func(f work.Forker) { got = work.FibFork(f, n, 0) },
+		values:      func(w *scheduler.Worker) { got = work.FibPlain(w, n) },
 		recommended: true,
 		result:      func() uint64 { return uint64(got) },
-		want:        func() uint64 { return uint64(bench.FibSeq(n)) },
+		want:        func() uint64 { return uint64(work.FibSeq(n)) },
 		set:         func(v uint64) { got = int(v) },
 	}
 }
@@ -204,12 +204,12 @@ func fibFull(n int) *kernel {
 func fibCutoff(n, cutoff int) *kernel {
 	var got int
 	return &kernel{
-		seq:         func() { got = bench.FibSeq(n) },
-		fork:        func(f bench.Forker) { got = bench.FibFork(f, n, cutoff) },
-		values:      func(w *scheduler.Worker) { got = bench.FibCutoffValues(w, n, cutoff) },
+		seq:         func() { got = work.FibSeq(n) },
+		fork:        func(f work.Forker) { got = work.FibFork(f, n, cutoff) },
+		values:      func(w *scheduler.Worker) { got = work.FibCutoffValues(w, n, cutoff) },
 		recommended: true,
 		result:      func() uint64 { return uint64(got) },
-		want:        func() uint64 { return uint64(bench.FibSeq(n)) },
+		want:        func() uint64 { return uint64(work.FibSeq(n)) },
 		set:         func(v uint64) { got = int(v) },
 	}
 }
@@ -217,31 +217,31 @@ func fibCutoff(n, cutoff int) *kernel {
 // mergesort sorts a fresh copy of the same random input each run. The
 // input is made on first use, so that planning a run allocates nothing.
 func mergesort(n int) *kernel {
-	input := sync.OnceValue(func() []int64 { return bench.RandomInts(n) })
+	input := sync.OnceValue(func() []int64 { return work.RandomInts(n) })
 	var xs []int64
 	return &kernel{
 		prepare: func() { xs = append(xs[:0], input()...) },
 		seq:     func() { slices.Sort(xs) },
-		fork:    func(f bench.Forker) { bench.Sort(f, xs) },
-		result:  func() uint64 { return bench.SortChecksum(xs) },
+		fork:    func(f work.Forker) { work.Sort(f, xs) },
+		result:  func() uint64 { return work.SortChecksum(xs) },
 		want: func() uint64 {
 			sorted := slices.Clone(input())
 			slices.Sort(sorted)
-			return bench.SortChecksum(sorted)
+			return work.SortChecksum(sorted)
 		},
 	}
 }
 
 func tree(nodes, grain int) *kernel {
-	t := bench.NewTree(nodes, grain)
+	t := work.NewTree(nodes, grain)
 	var got uint64
 	return &kernel{
-		seq:         func() { got = bench.TreeSeq(t) },
-		fork:        func(f bench.Forker) { got = bench.TreeFork(f, t) },
-		values:      func(w *scheduler.Worker) { got = bench.TreeValues(w, t) },
+		seq:         func() { got = work.TreeSeq(t) },
+		fork:        func(f work.Forker) { got = work.TreeFork(f, t) },
+		values:      func(w *scheduler.Worker) { got = work.TreeValues(w, t) },
 		recommended: true,
 		result:      func() uint64 { return got },
-		want:        func() uint64 { return bench.TreeSeq(t) },
+		want:        func() uint64 { return work.TreeSeq(t) },
 		set:         func(v uint64) { got = v },
 	}
 }

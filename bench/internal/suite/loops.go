@@ -5,7 +5,7 @@ import (
 	"math"
 	"sync/atomic"
 
-	"github.com/weftrt/weft/bench"
+	"github.com/weftrt/weft/internal/work"
 	"github.com/weftrt/weft/scheduler"
 )
 
@@ -13,21 +13,21 @@ import (
 // weft's par package (weft-values: par.ReduceRangeWith, which cuts the range
 // by timing it and splits on join) and by every other contender through a
 // two-way fork that halves the range into a fixed number of chunks per
-// worker (bench.LoopFork), the way recursive-splitting libraries do.
+// worker (work.LoopFork), the way recursive-splitting libraries do.
 var loops = Suite{
 	Name:      "loops",
 	BenchName: "Loops",
 	Doc:       "parallel loops over an index range: a uniform cheap body, an irregular one whose item i costs i steps, the rows of a Mandelbrot image, and a matrix multiply that nests a loop in a loop",
 	workloads: func(s Sizes) []*workload {
 		return []*workload{
-			loopKernel(s.LoopUniform, bench.Uniform).workload("uniform",
+			loopKernel(s.LoopUniform, work.Uniform).workload("uniform",
 				fmt.Sprintf("sum of squares over %d indices, about a nanosecond each: the cost of cutting and handing out chunks", s.LoopUniform)),
-			loopKernel(s.LoopIrregular, bench.Triangular).workload("irregular",
+			loopKernel(s.LoopIrregular, work.Triangular).workload("irregular",
 				fmt.Sprintf("%d items, item i costs i steps: equal chunks by count are unequal by cost, balance matters", s.LoopIrregular)),
-			loopKernel(s.LoopMandelbrot, bench.MandelbrotImage(s.LoopMandelbrot)).workload("mandelbrot",
-				fmt.Sprintf("the rows of a %d-square Mandelbrot image, up to %d iterations a pixel: rows through the set cost a hundred times the others", s.LoopMandelbrot, bench.MandelbrotIter)),
+			loopKernel(s.LoopMandelbrot, work.MandelbrotImage(s.LoopMandelbrot)).workload("mandelbrot",
+				fmt.Sprintf("the rows of a %d-square Mandelbrot image, up to %d iterations a pixel: rows through the set cost a hundred times the others", s.LoopMandelbrot, work.MandelbrotIter)),
 			matMulNested(s.LoopMatMul).workload("matmul-nested",
-				fmt.Sprintf("a %d×%d matrix multiply, a loop over rows whose body loops over %d-column blocks: weft-values nests two par loops, the others cut the row loop", s.LoopMatMul, s.LoopMatMul, bench.MatMulBlock)),
+				fmt.Sprintf("a %d×%d matrix multiply, a loop over rows whose body loops over %d-column blocks: weft-values nests two par loops, the others cut the row loop", s.LoopMatMul, s.LoopMatMul, work.MatMulBlock)),
 		}
 	},
 }
@@ -43,47 +43,47 @@ var loops = Suite{
 // indices), and not the same number every run: weft-values counts the
 // chunks it ran, and its CPU per fork is per chunk it cut (chunks − 1, as
 // a two-way split into m chunks makes m − 1 forks), not per LoopFork fork.
-func loopKernel(n int, k bench.LoopKernel) *kernel {
+func loopKernel(n int, k work.LoopKernel) *kernel {
 	var got float64
 	var chunks atomic.Int64
 	counted := func(lo, hi int) float64 { chunks.Add(1); return k(lo, hi) }
 	return &kernel{
-		seq:  func() { got = bench.LoopSeq(n, k) },
-		fork: func(f bench.Forker) { got = bench.LoopFork(f, n, k) },
+		seq:  func() { got = work.LoopSeq(n, k) },
+		fork: func(f work.Forker) { got = work.LoopFork(f, n, k) },
 		values: func(w *scheduler.Worker) {
 			chunks.Store(0)
-			got = bench.LoopParWith(w, n, counted)
+			got = work.LoopParWith(w, n, counted)
 		},
 		valuesForks: func() int { return int(chunks.Load()) - 1 },
 		result:      func() uint64 { return math.Float64bits(got) },
-		want:        func() uint64 { return math.Float64bits(bench.LoopSeq(n, k)) },
+		want:        func() uint64 { return math.Float64bits(work.LoopSeq(n, k)) },
 		set:         func(v uint64) { got = math.Float64frombits(v) },
 	}
 }
 
 // matMulNested multiplies two n×n matrices: the others cut the loop over
-// rows (bench.LoopFork), each row's column blocks in turn; weft-values
-// runs bench.MatMulNestedParCount, a par loop over the rows whose body is
+// rows (work.LoopFork), each row's column blocks in turn; weft-values
+// runs work.MatMulNestedParCount, a par loop over the rows whose body is
 // a par loop over the blocks, and counts the chunks both ran. The sums
 // of c are rounded to an integer to compare: each element of c comes out
 // the same in every form, but their sum is added in another order.
 func matMulNested(n int) *kernel {
-	a := bench.NewMatrix(n, func(i, j int) float64 { return float64((i+j)%7) / 7 })
-	m := bench.NewMatrix(n, func(i, j int) float64 { return float64((i*j)%5) / 5 })
-	c := bench.NewMatrix(n, func(int, int) float64 { return 0 })
-	rows := func(lo, hi int) float64 { return bench.MulRowsBlocked(a, m, c, lo, hi) }
+	a := work.NewMatrix(n, func(i, j int) float64 { return float64((i+j)%7) / 7 })
+	m := work.NewMatrix(n, func(i, j int) float64 { return float64((i*j)%5) / 5 })
+	c := work.NewMatrix(n, func(int, int) float64 { return 0 })
+	rows := func(lo, hi int) float64 { return work.MulRowsBlocked(a, m, c, lo, hi) }
 	var got float64
 	var chunks atomic.Int64
 	return &kernel{
-		seq:  func() { got = bench.LoopSeq(n, rows) },
-		fork: func(f bench.Forker) { got = bench.LoopFork(f, n, rows) },
+		seq:  func() { got = work.LoopSeq(n, rows) },
+		fork: func(f work.Forker) { got = work.LoopFork(f, n, rows) },
 		values: func(w *scheduler.Worker) {
 			chunks.Store(0)
-			got = bench.MatMulNestedParCount(w, a, m, c, &chunks)
+			got = work.MatMulNestedParCount(w, a, m, c, &chunks)
 		},
 		valuesForks: func() int { return int(chunks.Load()) - 1 },
 		result:      func() uint64 { return uint64(math.Round(got)) },
-		want:        func() uint64 { return uint64(math.Round(bench.LoopSeq(n, rows))) },
+		want:        func() uint64 { return uint64(math.Round(work.LoopSeq(n, rows))) },
 		set:         func(v uint64) { got = float64(v) },
 	}
 }

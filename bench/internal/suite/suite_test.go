@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/weftrt/weft/bench"
 	"github.com/weftrt/weft/bench/internal/contender"
 	"github.com/weftrt/weft/bench/internal/result"
 	"github.com/weftrt/weft/bench/internal/runner"
 	"github.com/weftrt/weft/bench/internal/suite"
+	"github.com/weftrt/weft/internal/work"
 	"github.com/weftrt/weft/scheduler"
 )
 
@@ -79,13 +79,13 @@ func TestPlan(t *testing.T) {
 // halfForker loses the second half of every fork: a contender with a bug.
 type halfForker struct{}
 
-func (halfForker) Fork(a, _ func(bench.Forker)) { a(halfForker{}) }
+func (halfForker) Fork(a, _ func(work.Forker)) { a(halfForker{}) }
 
 type halfInstance struct{}
 
 func (halfInstance) Close() {}
 
-func (halfInstance) Fork(root func(bench.Forker)) error {
+func (halfInstance) Fork(root func(work.Forker)) error {
 	root(halfForker{})
 	return nil
 }
@@ -182,21 +182,21 @@ type countingInstance struct{ forks *int }
 
 func (countingInstance) Close() {}
 
-func (c countingInstance) Fork(root func(bench.Forker)) error {
+func (c countingInstance) Fork(root func(work.Forker)) error {
 	root(countingForker(c))
 	return nil
 }
 
 type countingForker struct{ forks *int }
 
-func (c countingForker) Fork(a, b func(bench.Forker)) {
+func (c countingForker) Fork(a, b func(work.Forker)) {
 	*c.forks++
 	a(c)
 	b(c)
 }
 
 // TestTreeSumForks checks that weft forks at every inner node and the
-// alternatives only down to bench.TreeSumGoroutineDepth, and that each
+// alternatives only down to work.TreeSumGoroutineDepth, and that each
 // reports its CPU over its own forks and its wall time over the nodes.
 func TestTreeSumForks(t *testing.T) {
 	const layers = 12
@@ -212,9 +212,9 @@ func TestTreeSumForks(t *testing.T) {
 		want     int
 	}{
 		{"complete", result.Weft, 1<<(layers-1) - 1},
-		{"complete", result.Alternative, 1<<bench.TreeSumGoroutineDepth - 1},
+		{"complete", result.Alternative, 1<<work.TreeSumGoroutineDepth - 1},
 		{"boxed", result.Weft, 1<<layers - 1},
-		{"boxed", result.Alternative, 1<<bench.TreeSumGoroutineDepth - 1},
+		{"boxed", result.Alternative, 1<<work.TreeSumGoroutineDepth - 1},
 	} {
 		role, want := tc.role, tc.want
 		var forks int
@@ -234,7 +234,7 @@ func TestTreeSumForks(t *testing.T) {
 		}
 		require.Equal(t, []string{"ns/node", "ns/op", "cpu-ns/op", "allocs/op", "cpu-ns/fork"}, units)
 		v := rs[0].Samples[0]
-		assert.InEpsilon(t, v[1], v[0]*float64(bench.TreeSumNodes(layers)), 1e-9, "wall per node")
+		assert.InEpsilon(t, v[1], v[0]*float64(work.TreeSumNodes(layers)), 1e-9, "wall per node")
 		assert.InDelta(t, v[2], v[4]*float64(want), 1e-3, "CPU per fork, %s %s", tc.workload, role)
 	}
 }
@@ -243,8 +243,8 @@ func TestTreeSumForks(t *testing.T) {
 // skips the work.
 type skipInstance struct{}
 
-func (skipInstance) Close()                        {}
-func (skipInstance) Fork(func(bench.Forker)) error { return nil }
+func (skipInstance) Close()                       {}
+func (skipInstance) Fork(func(work.Forker)) error { return nil }
 
 // TestSkippedWorkFailsAfterARightAnswer checks that a contender that does
 // nothing fails its check even when the case before it in the same bout
@@ -272,7 +272,7 @@ func TestSkippedWorkFailsAfterARightAnswer(t *testing.T) {
 // is a single index of the loop.
 type dropOneForker struct{ forks, dropped *int }
 
-func (f dropOneForker) Fork(a, b func(bench.Forker)) {
+func (f dropOneForker) Fork(a, b func(work.Forker)) {
 	*f.forks++
 	before := *f.forks
 	a(f)
@@ -286,7 +286,7 @@ func (f dropOneForker) Fork(a, b func(bench.Forker)) {
 type dropOneInstance struct{}
 
 func (dropOneInstance) Close() {}
-func (dropOneInstance) Fork(root func(bench.Forker)) error {
+func (dropOneInstance) Fork(root func(work.Forker)) error {
 	var forks, dropped int
 	root(dropOneForker{&forks, &dropped})
 	return nil
@@ -309,7 +309,7 @@ func TestLoopAnswerIsExact(t *testing.T) {
 
 // TestLoopForksPerWorkerCount checks that CPU/fork divides by the forks
 // the loop made at the case's own worker count, whichever case ran first:
-// bench.LoopFork cuts more chunks for more workers.
+// work.LoopFork cuts more chunks for more workers.
 func TestLoopForksPerWorkerCount(t *testing.T) {
 	ss, err := suite.Lookup([]string{"loops"})
 	require.NoError(t, err)
@@ -328,13 +328,13 @@ func TestLoopForksPerWorkerCount(t *testing.T) {
 	}
 }
 
-// loopForks returns how many forks bench.LoopFork makes for workload at
+// loopForks returns how many forks work.LoopFork makes for workload at
 // the given GOMAXPROCS.
 func loopForks(workload string, procs int) int {
 	n := map[string]int{"uniform": tiny().LoopUniform, "irregular": tiny().LoopIrregular, "mandelbrot": tiny().LoopMandelbrot, "matmul-nested": tiny().LoopMatMul}[workload]
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	var forks int
-	bench.LoopFork(countingForker{&forks}, n, func(int, int) float64 { return 0 })
+	work.LoopFork(countingForker{&forks}, n, func(int, int) float64 { return 0 })
 	return forks
 }
 
@@ -345,7 +345,7 @@ func (kernelInstance) Close()                                    {}
 func (kernelInstance) RunKernel(k func(*scheduler.Worker)) error { k(nil); return nil }
 
 // TestKernelCountsItsOwnForks checks that a weft form that forks its own
-// way (par's loops cut the range by timing it, not as bench.LoopFork
+// way (par's loops cut the range by timing it, not as work.LoopFork
 // does) has its CPU per fork divided by the forks it made in that run,
 // not by the fork form's count: before, the loops tables' weft-values
 // rows divided by LoopFork's forks, about a quarter of par's chunks.
@@ -368,8 +368,8 @@ func TestLoopValuesCountChunks(t *testing.T) {
 	require.NoError(t, err)
 	defer p.Close()
 	var calls atomic.Int64
-	values, forks := suite.LoopValues(1<<20, func(lo, hi int) float64 { calls.Add(1); return bench.Uniform(lo, hi) })
-	require.NoError(t, p.Run(t.Context(), values))
+	values, forks := suite.LoopValues(1<<20, func(lo, hi int) float64 { calls.Add(1); return work.Uniform(lo, hi) })
+	require.NoError(t, p.Run(t.Context(), func(w *scheduler.Worker) error { values(w); return nil }))
 	require.Greater(t, calls.Load(), int64(1), "par did not split a loop of a million indices")
 	assert.Equal(t, int(calls.Load())-1, forks())
 }

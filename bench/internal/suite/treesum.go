@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/weftrt/weft/bench"
 	"github.com/weftrt/weft/bench/internal/contender"
 	"github.com/weftrt/weft/bench/internal/result"
+	"github.com/weftrt/weft/internal/work"
 	"github.com/weftrt/weft/scheduler"
 )
 
@@ -22,12 +22,12 @@ var treeSum = Suite{
 		return []*workload{
 			perNode(treeSumKernel(s.TreeSum).workload("complete",
 				fmt.Sprintf("complete binary tree of %d layers (%d nodes) summed; weft forks at every inner node, alternatives in the top %d layers",
-					s.TreeSum, bench.TreeSumNodes(s.TreeSum), bench.TreeSumGoroutineDepth)),
-				bench.TreeSumNodes(s.TreeSum)),
+					s.TreeSum, work.TreeSumNodes(s.TreeSum), work.TreeSumGoroutineDepth)),
+				work.TreeSumNodes(s.TreeSum)),
 			perNode(boxedKernel(s.TreeSum).workload("boxed",
 				fmt.Sprintf("the same tree as a Go user builds it, node by node, summed nil first with a fork at every node; alternatives in the top %d layers",
-					bench.TreeSumGoroutineDepth)),
-				bench.TreeSumNodes(s.TreeSum)),
+					work.TreeSumGoroutineDepth)),
+				work.TreeSumNodes(s.TreeSum)),
 		}
 	},
 }
@@ -38,32 +38,32 @@ var treeSum = Suite{
 // costs hundreds of times the node and would only measure the Go
 // runtime's goroutine start.
 func treeSumKernel(layers int) *kernel {
-	root := sync.OnceValue(func() *bench.TreeSumNode { return bench.NewTreeSum(layers) })
+	root := sync.OnceValue(func() *work.TreeSumNode { return work.NewTreeSum(layers) })
 	var got int64
 	return &kernel{
-		seq:         func() { got = bench.TreeSumSeq(root()) },
-		fork:        func(f bench.Forker) { got = bench.TreeSumFork(f, root(), layers) },
-		values:      func(w *scheduler.Worker) { got = bench.TreeSumPlain(w, root()) },
+		seq:         func() { got = work.TreeSumSeq(root()) },
+		fork:        func(f work.Forker) { got = work.TreeSumFork(f, root(), layers) },
+		values:      func(w *scheduler.Worker) { got = work.TreeSumPlain(w, root()) },
 		recommended: true,
-		coarse:      func(f bench.Forker) { got = bench.TreeSumFork(f, root(), bench.TreeSumGoroutineDepth) },
+		coarse:      func(f work.Forker) { got = work.TreeSumFork(f, root(), work.TreeSumGoroutineDepth) },
 		result:      func() uint64 { return uint64(got) },
-		want:        func() uint64 { return uint64(bench.TreeSumWant(layers)) },
+		want:        func() uint64 { return uint64(work.TreeSumWant(layers)) },
 		set:         func(v uint64) { got = int64(v) },
 	}
 }
 
-// boxedKernel is treeSumKernel on the boxed tree (bench.NewBoxedTree).
+// boxedKernel is treeSumKernel on the boxed tree (work.NewBoxedTree).
 func boxedKernel(layers int) *kernel {
-	root := sync.OnceValue(func() *bench.BoxedNode { return bench.NewBoxedTree(layers) })
+	root := sync.OnceValue(func() *work.BoxedNode { return work.NewBoxedTree(layers) })
 	var got int64
 	return &kernel{
-		seq:         func() { got = bench.BoxedSumSeq(root()) },
-		fork:        func(f bench.Forker) { got = bench.BoxedSumFork(f, root(), layers) },
-		values:      func(w *scheduler.Worker) { got = bench.BoxedSum(w, root()) },
+		seq:         func() { got = work.BoxedSumSeq(root()) },
+		fork:        func(f work.Forker) { got = work.BoxedSumFork(f, root(), layers) },
+		values:      func(w *scheduler.Worker) { got = work.BoxedSum(w, root()) },
 		recommended: true,
-		coarse:      func(f bench.Forker) { got = bench.BoxedSumFork(f, root(), bench.TreeSumGoroutineDepth) },
+		coarse:      func(f work.Forker) { got = work.BoxedSumFork(f, root(), work.TreeSumGoroutineDepth) },
 		result:      func() uint64 { return uint64(got) },
-		want:        func() uint64 { return uint64(bench.TreeSumWant(layers)) },
+		want:        func() uint64 { return uint64(work.TreeSumWant(layers)) },
 		set:         func(v uint64) { got = int64(v) },
 	}
 }

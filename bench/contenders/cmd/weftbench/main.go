@@ -3,11 +3,11 @@ package main
 import (
 	"os"
 
-	"github.com/weftrt/weft/bench/contenders"
+	"github.com/weftrt/weft/bench/contenders/internal/peers"
 	"github.com/weftrt/weft/bench/internal/cli"
 )
 
 func main() {
-	contenders.Register()
+	peers.Register()
 	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -1,4 +1,4 @@
-package contenders_test
+package peers_test
 
 import (
 	"bytes"
@@ -8,15 +8,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/weftrt/weft/bench/contenders"
+	"github.com/weftrt/weft/bench/contenders/internal/peers"
 	"github.com/weftrt/weft/bench/internal/cli"
 )
 
 // TestEverySuiteRuns runs every suite on tiny sizes with the third-party
 // contenders: each must compute the right answers and not hang.
 func TestEverySuiteRuns(t *testing.T) {
-	contenders.Register()
-	contenders.Register() // a second call is harmless
+	peers.Register()
+	peers.Register() // a second call is harmless
 	var out, errOut bytes.Buffer
 	code := cli.Main([]string{
 		"-contenders", "sequential,weft,ants,pond,conc",

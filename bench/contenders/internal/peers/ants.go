@@ -1,4 +1,4 @@
-package contenders
+package peers
 
 import (
 	"errors"
@@ -6,9 +6,9 @@ import (
 
 	antspool "github.com/panjf2000/ants/v2"
 
-	"github.com/weftrt/weft/bench"
 	"github.com/weftrt/weft/bench/internal/contender"
 	"github.com/weftrt/weft/bench/internal/result"
+	"github.com/weftrt/weft/internal/work"
 )
 
 var ants = contender.Contender{
@@ -44,7 +44,7 @@ func (a *antsInstance) Close() {
 
 func (a *antsInstance) Submit(f func()) error { return a.jobs.Submit(f) }
 
-func (a *antsInstance) Fork(root func(bench.Forker)) error {
+func (a *antsInstance) Fork(root func(work.Forker)) error {
 	if a.forks == nil {
 		p, err := antspool.NewPool(a.workers, antspool.WithNonblocking(true))
 		if err != nil {
@@ -60,7 +60,7 @@ func (a *antsInstance) Fork(root func(bench.Forker)) error {
 // no free goroutine.
 type antsForker struct{ p *antspool.Pool }
 
-func (f antsForker) Fork(a, b func(bench.Forker)) {
+func (f antsForker) Fork(a, b func(work.Forker)) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	err := f.p.Submit(func() {

@@ -1,10 +1,10 @@
-package bench_test
+package work_test
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/weftrt/weft/bench"
+	"github.com/weftrt/weft/internal/work"
 	"github.com/weftrt/weft/scheduler"
 )
 
@@ -17,16 +17,17 @@ func ExampleForker() {
 	}
 	defer pool.Close()
 	var onPool int
-	err = pool.Run(context.Background(), func(w *scheduler.Worker) {
-		onPool = bench.FibFork(bench.Weft(w), 25, 10)
+	err = pool.Run(context.Background(), func(w *scheduler.Worker) error {
+		onPool = work.FibFork(work.Weft(w), 25, 10)
+		return nil
 	})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("sequential:", bench.FibSeq(25))
-	fmt.Println("inline:    ", bench.FibFork(bench.Inline{}, 25, 10))
+	fmt.Println("sequential:", work.FibSeq(25))
+	fmt.Println("inline:    ", work.FibFork(work.Inline{}, 25, 10))
 	fmt.Println("weft:      ", onPool)
-	fmt.Println("goroutines:", bench.FibFork(bench.Goroutines{}, 25, 10))
+	fmt.Println("goroutines:", work.FibFork(work.Goroutines{}, 25, 10))
 	// Output:
 	// sequential: 75025
 	// inline:     75025

@@ -1,4 +1,4 @@
-package contenders
+package peers
 
 import (
 	"sync"

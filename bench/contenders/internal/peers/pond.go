@@ -1,4 +1,4 @@
-package contenders
+package peers
 
 import (
 	pondpool "github.com/alitto/pond/v2"

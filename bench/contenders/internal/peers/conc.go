@@ -1,12 +1,12 @@
-package contenders
+package peers
 
 import (
 	concpkg "github.com/sourcegraph/conc"
 	concpool "github.com/sourcegraph/conc/pool"
 
-	"github.com/weftrt/weft/bench"
 	"github.com/weftrt/weft/bench/internal/contender"
 	"github.com/weftrt/weft/bench/internal/result"
+	"github.com/weftrt/weft/internal/work"
 )
 
 var conc = contender.Contender{
@@ -27,7 +27,7 @@ func (c concInstance) Submit(f func()) error {
 	return nil
 }
 
-func (concInstance) Fork(root func(bench.Forker)) error {
+func (concInstance) Fork(root func(work.Forker)) error {
 	root(concForker{})
 	return nil
 }
@@ -36,7 +36,7 @@ func (concInstance) Fork(root func(bench.Forker)) error {
 // re-raises b's panic in the caller: conc's whole point over sync's.
 type concForker struct{}
 
-func (concForker) Fork(a, b func(bench.Forker)) {
+func (concForker) Fork(a, b func(work.Forker)) {
 	var wg concpkg.WaitGroup
 	wg.Go(func() { b(concForker{}) })
 	a(concForker{})
