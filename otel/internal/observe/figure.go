@@ -19,7 +19,7 @@ const (
 	// it for counts of workers, slots, tasks.
 	UpDownCounter
 	// Gauge is a reading that does not add up across components: a
-	// latency, a fraction, a ratio, a flag (Float64ObservableGauge, or
+	// latency, a fraction, a ratio, a backlog (Float64ObservableGauge, or
 	// Int64ObservableGauge for a whole number).
 	Gauge
 )
