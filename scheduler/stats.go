@@ -7,9 +7,13 @@ import "github.com/weftrt/weft/slots"
 // share a counter; a snapshot taken while workers run is not atomic across
 // figures.
 type Stats struct {
-	Workers  int    // worker goroutines
-	Executed uint64 // jobs a worker took from a queue and ran (not counting a join's second half that its own worker popped back)
-	Steals   uint64 // jobs taken from another worker's deque
+	Workers int // worker goroutines
+	// Idle counts the workers looking for work or asleep, and Sleeping
+	// those of them asleep, read together from the sleep protocol's
+	// counters word (one atomic load); Workers less Idle are busy.
+	Idle, Sleeping int
+	Executed       uint64 // jobs a worker took from a queue and ran (not counting a join's second half that its own worker popped back)
+	Steals         uint64 // jobs taken from another worker's deque
 	// Published counts forks that a heartbeat moved from a worker's
 	// private stack to its deque, where thieves can take them; the other
 	// forks cost no shared-memory operation at all.
@@ -34,8 +38,11 @@ type Stats struct {
 // Stats returns the pool's counters.
 func (p *Pool) Stats() Stats {
 	c := p.eng.Counters()
+	idle, sleeping := p.eng.Sleep().Counts()
 	return Stats{
 		Workers:   p.Workers(),
+		Idle:      idle,
+		Sleeping:  sleeping,
 		Executed:  c.Executed,
 		Steals:    c.Steals,
 		Published: c.Published,

@@ -1,0 +1,105 @@
+package weftotel_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/weftrt/weft/bench"
+	weftotel "github.com/weftrt/weft/otel"
+	"github.com/weftrt/weft/scheduler"
+)
+
+// collectEvery is how often the benchmark's reader collects: far more
+// often than a scrape (Prometheus scrapes every 15s by default), so that a
+// cost of collecting would show.
+const collectEvery = 10 * time.Millisecond
+
+// BenchmarkFib runs fib-full (a join.Call at every node) and cutoff fib
+// (joins above n=20) on a two-worker pool, bare and instrumented with a
+// reader collecting every 10ms, so that benchstat compares the
+// columns:
+//
+//	go test -c -o /tmp/otel.test
+//	for i in $(seq 10); do /tmp/otel.test -test.run='^$' -test.bench=Fib -test.benchtime=0.5s; done > /tmp/fib.txt
+//	benchstat -col /pool /tmp/fib.txt
+//
+// (a loop of single runs, so that the two columns interleave and share
+// the machine's noise).
+func BenchmarkFib(b *testing.B) {
+	for _, fib := range []struct {
+		name string
+		run  func(w *scheduler.Worker) int
+		want int
+	}{
+		{"fib=full", func(w *scheduler.Worker) int { return bench.FibValues(w, 25) }, 75025},
+		{"fib=cutoff", func(w *scheduler.Worker) int { return bench.FibCutoffValues(w, 32, 20) }, 2178309},
+	} {
+		for _, instrumented := range []bool{false, true} {
+			name := fib.name + "/pool=bare"
+			if instrumented {
+				name = fib.name + "/pool=instrumented"
+			}
+			b.Run(name, func(b *testing.B) {
+				p, err := scheduler.New(scheduler.WithWorkers(2))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer p.Close()
+				if instrumented {
+					stop := collecting(b, p)
+					defer stop()
+				}
+				for b.Loop() {
+					var got int
+					if err := p.Run(context.Background(), func(w *scheduler.Worker) { got = fib.run(w) }); err != nil {
+						b.Fatal(err)
+					}
+					if got != fib.want {
+						b.Fatalf("fib = %d, want %d", got, fib.want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// collecting instruments p and collects every collectEvery until the
+// returned function is called, which reports the collections made.
+func collecting(b *testing.B, p *scheduler.Pool) (stop func()) {
+	r := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
+	reg, err := weftotel.InstrumentPool(mp, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	done, finished := make(chan struct{}), make(chan int)
+	go func() {
+		tick := time.NewTicker(collectEvery)
+		defer tick.Stop()
+		var rm metricdata.ResourceMetrics
+		n := 0
+		for {
+			select {
+			case <-done:
+				finished <- n
+				return
+			case <-tick.C:
+				if err := r.Collect(context.Background(), &rm); err != nil {
+					b.Error(err)
+				}
+				n++
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		n := <-finished
+		b.ReportMetric(float64(n)/float64(b.N), "collections/op")
+		_ = reg.Unregister()
+		_ = mp.Shutdown(context.Background())
+	}
+}
