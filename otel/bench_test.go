@@ -8,7 +8,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
-	"github.com/weftrt/weft/bench"
+	"github.com/weftrt/weft/internal/work"
 	weftotel "github.com/weftrt/weft/otel"
 	"github.com/weftrt/weft/scheduler"
 )
@@ -35,8 +35,8 @@ func BenchmarkFib(b *testing.B) {
 		run  func(w *scheduler.Worker) int
 		want int
 	}{
-		{"fib=full", func(w *scheduler.Worker) int { return bench.FibValues(w, 25) }, 75025},
-		{"fib=cutoff", func(w *scheduler.Worker) int { return bench.FibCutoffValues(w, 32, 20) }, 2178309},
+		{"fib=full", func(w *scheduler.Worker) int { return work.FibValues(w, 25) }, 75025},
+		{"fib=cutoff", func(w *scheduler.Worker) int { return work.FibCutoffValues(w, 32, 20) }, 2178309},
 	} {
 		for _, instrumented := range []bool{false, true} {
 			name := fib.name + "/pool=bare"
@@ -55,7 +55,7 @@ func BenchmarkFib(b *testing.B) {
 				}
 				for b.Loop() {
 					var got int
-					if err := p.Run(context.Background(), func(w *scheduler.Worker) { got = fib.run(w) }); err != nil {
+					if err := p.Run(context.Background(), func(w *scheduler.Worker) error { got = fib.run(w); return nil }); err != nil {
 						b.Fatal(err)
 					}
 					if got != fib.want {

@@ -53,7 +53,7 @@ func Example_prometheus() {
 	defer srv.Close()
 
 	for range 3 {
-		_ = pool.Run(context.Background(), func(*scheduler.Worker) {})
+		_ = pool.Run(context.Background(), func(*scheduler.Worker) error { return nil })
 	}
 	page, err := scrape("http://" + ln.Addr().String() + "/metrics")
 	if err != nil {

@@ -42,7 +42,7 @@ func TestPoolFiguresCountStealsAndPublications(t *testing.T) {
 	defer func() { require.NoError(t, reg.Unregister()) }()
 
 	var ran atomic.Bool
-	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) {
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
 		join.Join(w,
 			func(w *scheduler.Worker) {
 				for !ran.Load() {
@@ -50,6 +50,7 @@ func TestPoolFiguresCountStealsAndPublications(t *testing.T) {
 				}
 			},
 			func(*scheduler.Worker) { ran.Store(true) })
+		return nil
 	}))
 
 	got := collect(t, r)
