@@ -24,7 +24,8 @@ type loopCase struct {
 // contender: sequential, goroutines (GOMAXPROCS static chunks), errgroup
 // (SetLimit(GOMAXPROCS), 4 chunks per P) and weft (par.ReduceRange on a
 // worker, the loop started from inside a task; weft-on starts it from
-// outside with par.ReduceRangeOn, paying the pool's entry each time). The
+// outside with par.ReduceRangeOn, which runs a loop too small to share on
+// the calling goroutine and enters the pool with the rest). The
 // tiny loops also run weft-values (par.ReduceRangeWith, the kernel passed
 // as the loop's data): weft's closure captures the kernel, as a user's
 // body captures its data, and Go allocates such a closure on the heap
@@ -120,11 +121,10 @@ func benchMatMulNested(b *testing.B) {
 	b.Run("weft-on", func(b *testing.B) {
 		p := newPool(b)
 		run(b, func() float64 {
-			var s float64
-			if err := p.Run(b.Context(), func(w *scheduler.Worker) error {
-				s = work.MatMulNestedPar(w, a, m, c)
-				return nil
-			}); err != nil {
+			s, err := scheduler.RunValue(b.Context(), p, func(w *scheduler.Worker) (float64, error) {
+				return work.MatMulNestedPar(w, a, m, c), nil
+			})
+			if err != nil {
 				b.Fatal(err)
 			}
 			return s

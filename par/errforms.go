@@ -30,9 +30,7 @@ func ForErrOn(ctx context.Context, p *scheduler.Pool, n int, body func(i int) er
 	if err != nil {
 		return err
 	}
-	_, err = rangeOn(ctx, p, 0, n, cfg, none{}, func(lo, hi int) (none, error) {
-		return none{}, indexErrFunc(body).chunk(nil, lo, hi)
-	}, nil)
+	_, err = rangeOn(ctx, p, 0, n, cfg, none{}, indexErrBody(body), nil)
 	return err
 }
 
@@ -98,7 +96,7 @@ func ReduceRangeErrOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int,
 		var zero R
 		return zero, err
 	}
-	return rangeOn(ctx, p, lo, hi, cfg, identity, chunk, combine)
+	return rangeOn(ctx, p, lo, hi, cfg, identity, reduceErrChunk[R](chunk), combine)
 }
 
 // MapReduceErr is MapReduce for an f that can fail, stopping and

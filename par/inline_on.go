@@ -28,8 +28,8 @@ import (
 func startOn(ctx context.Context, p *scheduler.Pool, fn string, opts []Option) (config, error) {
 	checkCtx(ctx, fn)
 	cfg := newConfig(opts)
-	if ctx.Err() != nil {
-		return cfg, context.Cause(ctx)
+	if err := endedNow(ctx, nil); err != nil {
+		return cfg, err
 	}
 	if p != nil && p.Closed() {
 		return cfg, scheduler.ErrClosed
@@ -44,14 +44,14 @@ func checkCtx(ctx context.Context, fn string) {
 	}
 }
 
-// rangeOn runs chunk over [lo, hi) from outside the pool and returns the
+// rangeOn runs k over [lo, hi) from outside the pool and returns the
 // chunks' results combined in order (combine nil: R carries nothing), or
 // R's zero value and the first error, ctx's cause, or the pool's error.
 // It runs the loop on the calling goroutine if it is short (see above),
 // else the probe here and the rest on a worker of p (nil: the default
 // pool). After an error, or once ctx ends, no new chunk starts.
-func rangeOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, cfg config, identity R,
-	chunk func(lo, hi int) (R, error), combine func(a, b R) R) (R, error) {
+func rangeOn[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi int, cfg config, identity R,
+	k K, combine func(a, b R) R) (R, error) {
 	var zero R
 	if hi <= lo {
 		return identity, nil
@@ -59,15 +59,22 @@ func rangeOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, cfg conf
 	if length(lo, hi) <= uint(cfg.inlineLen) {
 		var r R
 		var err error
-		inlineDo(func() { r, err = chunk(lo, hi) })
-		if err = ended(ctx, err); err != nil {
+		inlineDo(func() { r, err = k.chunk(lo, hi) })
+		if err = endedNow(ctx, err); err != nil {
 			return zero, err
 		}
 		return r, nil
 	}
+	return longOn(ctx, p, lo, hi, cfg, identity, k, combine)
+}
+
+// longOn is rangeOn for a loop longer than the inline length.
+func longOn[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi int, cfg config, identity R,
+	k K, combine func(a, b R) R) (R, error) {
+	var zero R
 	l := &loop[chunkFunc[R], R]{ctx: ctx, combine: combine}
 	l.k = func(_ *scheduler.Worker, lo, hi int) R {
-		r, err := chunk(lo, hi)
+		r, err := k.chunk(lo, hi)
 		if err != nil {
 			l.fail(err)
 		}
@@ -91,10 +98,25 @@ func rangeOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, cfg conf
 			r = l.join(r, rest)
 		}
 	}
-	if err := ended(ctx, l.firstErr()); err != nil {
+	if err := endedNow(ctx, l.firstErr()); err != nil {
 		return zero, err
 	}
 	return r, nil
+}
+
+// endedNow is ended without ctx.Err, which takes a lock in a cancellable
+// context: a select on Done costs an atomic load once Done is made, and
+// nothing at all for a context that cannot be cancelled.
+func endedNow(ctx context.Context, err error) error {
+	if err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	default:
+		return nil
+	}
 }
 
 // probeHere runs the probe over [lo, hi) on the calling goroutine, which

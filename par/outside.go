@@ -30,10 +30,7 @@ func ForRangeOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func(lo
 	if err != nil {
 		return err
 	}
-	_, err = rangeOn(ctx, p, lo, hi, cfg, none{}, func(lo, hi int) (none, error) {
-		body(lo, hi)
-		return none{}, nil
-	}, nil)
+	_, err = rangeOn(ctx, p, lo, hi, cfg, none{}, rangeBody(body), nil)
 	return err
 }
 
@@ -44,7 +41,7 @@ func ForRangeErrOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func
 	if err != nil {
 		return err
 	}
-	_, err = rangeOn(ctx, p, lo, hi, cfg, none{}, func(lo, hi int) (none, error) { return none{}, body(lo, hi) }, nil)
+	_, err = rangeOn(ctx, p, lo, hi, cfg, none{}, rangeErrBody(body), nil)
 	return err
 }
 
@@ -55,12 +52,7 @@ func ForOn(ctx context.Context, p *scheduler.Pool, n int, body func(i int), opts
 	if err != nil {
 		return err
 	}
-	_, err = rangeOn(ctx, p, 0, n, cfg, none{}, func(lo, hi int) (none, error) {
-		for i := lo; i < hi; i++ {
-			body(i)
-		}
-		return none{}, nil
-	}, nil)
+	_, err = rangeOn(ctx, p, 0, n, cfg, none{}, indexBody(body), nil)
 	return err
 }
 
@@ -71,12 +63,7 @@ func ForEachOn[T any](ctx context.Context, p *scheduler.Pool, xs []T, body func(
 	if err != nil {
 		return err
 	}
-	_, err = rangeOn(ctx, p, 0, len(xs), cfg, none{}, func(lo, hi int) (none, error) {
-		for i := lo; i < hi; i++ {
-			body(i, &xs[i])
-		}
-		return none{}, nil
-	}, nil)
+	_, err = rangeOn(ctx, p, 0, len(xs), cfg, none{}, eachBody[T]{xs, body}, nil)
 	return err
 }
 
@@ -89,12 +76,7 @@ func MapOn[T, U any](ctx context.Context, p *scheduler.Pool, xs []T, f func(x T)
 		return nil, err
 	}
 	out := make([]U, len(xs))
-	_, err = rangeOn(ctx, p, 0, len(xs), cfg, none{}, func(lo, hi int) (none, error) {
-		for i := lo; i < hi; i++ {
-			out[i] = f(xs[i])
-		}
-		return none{}, nil
-	}, nil)
+	_, err = rangeOn(ctx, p, 0, len(xs), cfg, none{}, mapBody[T, U]{xs, out, f}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +94,7 @@ func ReduceRangeOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, id
 		var zero R
 		return zero, err
 	}
-	return rangeOn(ctx, p, lo, hi, cfg, identity, func(lo, hi int) (R, error) { return chunk(lo, hi), nil }, combine)
+	return rangeOn(ctx, p, lo, hi, cfg, identity, reduceChunk[R](chunk), combine)
 }
 
 // MapReduceOn is MapReduce from outside the pool.
@@ -124,9 +106,7 @@ func MapReduceOn[T, R any](ctx context.Context, p *scheduler.Pool, xs []T, ident
 		var zero R
 		return zero, err
 	}
-	return rangeOn(ctx, p, 0, len(xs), cfg, identity, func(lo, hi int) (R, error) {
-		return foldMap(identity, xs[lo:hi], f, combine), nil
-	}, combine)
+	return rangeOn(ctx, p, 0, len(xs), cfg, identity, foldBody[T, R]{xs, identity, f, combine}, combine)
 }
 
 // ForEachSeqOn is ForEachSeq from outside the pool. It always enters the

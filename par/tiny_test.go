@@ -123,5 +123,24 @@ func BenchmarkOnTiny(b *testing.B) {
 				})
 			}
 		})
+		sum := func(lo, hi int) float64 {
+			s := 0.0
+			for _, x := range in[lo:hi] {
+				s += x
+			}
+			return s
+		}
+		add := func(a, b float64) float64 { return a + b }
+		b.Run(fmt.Sprintf("n=%d/ReduceRangeOn", n), func(b *testing.B) {
+			for b.Loop() {
+				_, _ = par.ReduceRangeOn(ctx, nil, 0, n, 0, sum, add)
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/ReduceRangeOn-cancellable", n), func(b *testing.B) {
+			ctx := b.Context() // a context that can be cancelled, as a request's is
+			for b.Loop() {
+				_, _ = par.ReduceRangeOn(ctx, nil, 0, n, 0, sum, add)
+			}
+		})
 	}
 }
