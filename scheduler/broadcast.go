@@ -12,8 +12,8 @@ import (
 // Broadcast runs f once on every worker of the pool and waits for all of
 // them. It takes one slot from the pool's supplier for the whole call. If
 // some parts panic, the first panic is re-raised after all parts finished.
-// It returns ErrClosed if the pool is shutting down, and ctx.Err() if ctx
-// is done before the parts are queued.
+// It returns ErrClosed if the pool is shutting down, and
+// context.Cause(ctx) if ctx is done before the parts are queued.
 //
 // Called from a task of the same pool, Broadcast takes no slot (the task
 // holds one), runs the calling worker's part itself and, while the other
@@ -36,7 +36,7 @@ func (p *Pool) Broadcast(ctx context.Context, f func(*Worker)) error {
 		permit, err = p.admit(ctx)
 	}
 	if err != nil {
-		return err
+		return causeOf(ctx, err)
 	}
 	n := p.Workers()
 	b := &broadcast{pool: p, f: f, parts: make([]broadcastPart, n)}
@@ -84,8 +84,8 @@ func (p *Pool) Broadcast(ctx context.Context, f func(*Worker)) error {
 
 // broadcastFrom is Broadcast called by worker w of p.
 func (p *Pool) broadcastFrom(ctx context.Context, w *core.Worker, f func(*Worker)) error {
-	if err := ctx.Err(); err != nil {
-		return err
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
 	}
 	n := p.Workers()
 	b := &broadcast{pool: p, f: f, parts: make([]broadcastPart, n)}

@@ -222,8 +222,8 @@ func (j *runJob) abandon(err error) *Panic {
 // without one, f just ends, as a goroutine would.
 //
 // Like Run, Spawn first reserves a slot, waiting as long as ctx allows; it
-// returns ctx.Err() if ctx ends first, and ErrClosed if the pool is
-// shutting down.
+// returns context.Cause(ctx) if ctx ends first, and ErrClosed if the pool
+// is shutting down. Once queued, the task runs whatever becomes of ctx.
 func (p *Pool) Spawn(ctx context.Context, f func(*Worker)) error {
 	p.check("Spawn", ctx)
 	if f == nil {
@@ -231,7 +231,7 @@ func (p *Pool) Spawn(ctx context.Context, f func(*Worker)) error {
 	}
 	permit, err := p.admit(ctx)
 	if err != nil {
-		return err
+		return causeOf(ctx, err)
 	}
 	return p.spawn(f, permit)
 }
