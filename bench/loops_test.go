@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/weftrt/weft/internal/work"
-	"github.com/weftrt/weft/par"
 	"github.com/weftrt/weft/scheduler"
 )
 
@@ -77,8 +76,7 @@ func loopContenders(b *testing.B, c loopCase) {
 	b.Run("weft-on", func(b *testing.B) {
 		p := newPool(b)
 		run(b, func() float64 {
-			s, err := par.ReduceRangeOn(b.Context(), p, 0, c.n, 0, func(lo, hi int) float64 { return c.k(lo, hi) },
-				func(x, y float64) float64 { return x + y })
+			s, err := work.LoopParOn(b.Context(), p, c.n, c.k)
 			if err != nil {
 				b.Fatal(err)
 			}

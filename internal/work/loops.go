@@ -1,6 +1,7 @@
 package work
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -80,6 +81,13 @@ func staticChunks(n, chunks int, spawn func(parts []float64, run func(i int)), k
 // heap: one allocation per loop.
 func LoopPar(w *scheduler.Worker, n int, k LoopKernel, opts ...par.Option) float64 {
 	return par.ReduceRange(w, 0, n, 0, func(_ *scheduler.Worker, lo, hi int) float64 { return k(lo, hi) }, addFloat, opts...)
+}
+
+// LoopParOn is LoopPar from outside the pool, with par.ReduceRangeOn and
+// a closure around k, as LoopPar's: a loop too small to share runs on the
+// calling goroutine.
+func LoopParOn(ctx context.Context, p *scheduler.Pool, n int, k LoopKernel, opts ...par.Option) (float64, error) {
+	return par.ReduceRangeOn(ctx, p, 0, n, 0, func(lo, hi int) float64 { return k(lo, hi) }, addFloat, opts...)
 }
 
 // LoopParWith is LoopPar with par.ReduceRangeWith: k is passed as the
