@@ -5,6 +5,10 @@
 // atomically, which keeps them allocation-free and clean under the race
 // detector.
 //
+// It is for people who build a scheduler, and for weft's own engine:
+// programs that fork and join use the join, scope and par packages, which
+// never show a deque.
+//
 // # Roles
 //
 // A Deque has one owner, the worker it belongs to. Only the owner calls Push

@@ -1,6 +1,10 @@
 // Package latch provides the one-shot signals that weft's waiting is built
 // on: a worker that forks a job waits on a latch until the job is done.
 //
+// It is for people who build a scheduler on weft's parts, and for weft's
+// own engine; programs that fork and join never meet a latch (join,
+// scope and par wait on them inside).
+//
 // # The core latch
 //
 // Core has four states. Its owner (the one worker that may wait on it)

@@ -123,8 +123,11 @@ func (c *counters) bumpJECIf(sleepy bool) snapshot {
 	}
 }
 
-// Layout renders the bit map of the counters word from the constants
-// above; the comment on counters must contain it verbatim.
+// Layout returns a picture of the one 64-bit word that holds the sleep
+// counters: which bits count the jobs events, the inactive workers and the
+// sleeping workers. It is for reading a counters value in a debugger or a
+// log beside docs/sleep.md; the package's own comment shows the same
+// picture, and a test keeps the two equal.
 func Layout() string {
 	var b strings.Builder
 	fields := []struct {

@@ -1,8 +1,8 @@
 // Package sleep decides when an idle worker of a work-stealing pool may
 // block, and whom to wake when work appears, so that an idle pool burns
 // no CPU and new work still starts at once. Users configure it through
-// scheduler.WithSleep (Tunables); a pool built on weft's deques uses the
-// rest.
+// scheduler.WithSleep (Tunables); the rest is for people who build a
+// pool on weft's deques and latches, as weft's own engine does.
 //
 // # The protocol
 //

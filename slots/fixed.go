@@ -16,10 +16,11 @@ const (
 	fixedWaitBit  = 1 << fixedTopBits   // reservers are queued
 	fixedTagShift = fixedTopBits + 1    // the rest: a tag against ABA
 	fixedTagOne   = 1 << fixedTagShift
-
-	// MaxFixed is the most slots a Fixed can have.
-	MaxFixed = fixedTopMask
 )
+
+// MaxFixed is the most slots a Fixed can have (about 16.7 million):
+// NewFixed panics above it.
+const MaxFixed = fixedTopMask
 
 // Fixed is a supplier of a fixed number of slots. Blocked reservers are
 // served in the order they blocked: a released slot goes straight to the
