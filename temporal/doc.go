@@ -1,0 +1,2 @@
+// Package wefttemporal runs weft's slot suppliers inside Temporal workers.
+package wefttemporal

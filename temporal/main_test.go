@@ -1,0 +1,67 @@
+package wefttemporal_test
+
+import (
+	"log/slog"
+	"os"
+	"testing"
+
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/server/temporaltest"
+	"go.uber.org/goleak"
+)
+
+// server is one Temporal server, in this process with SQLite in memory,
+// shared by every test (starting one takes about a second); each test
+// uses task queues of its own.
+var server *temporaltest.TestServer
+
+// TestMain starts the server, runs the tests, stops the server, and then
+// fails the run if a goroutine is left behind.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(withServer{m}, leftByTheServer...)
+}
+
+// leftByTheServer are the goroutines the in-process Temporal server
+// leaves running after Stop (measured with no test run at all): its
+// ringpop membership, rate limiters, metrics and pprof listeners, its
+// SQLite pool, gRPC's connection machinery, and the SDK workers of its own
+// system namespace, which its Stop does not stop. Each is ignored by its
+// top function (or, where that is a plain time.Sleep or Accept, by the
+// server function under it), so a worker of a test left running (its
+// pollers' runPoller), a weft pool or Compute's heartbeat goroutine still
+// fails the run.
+var leftByTheServer = []goleak.Option{
+	goleak.IgnoreTopFunction("database/sql.(*DB).connectionOpener"),
+	goleak.IgnoreTopFunction("github.com/rcrowley/go-metrics.(*meterArbiter).tick"),
+	goleak.IgnoreTopFunction("github.com/temporalio/ringpop-go.(*Ringpop).startTimers.func1"),
+	goleak.IgnoreTopFunction("github.com/temporalio/ringpop-go.(*Ringpop).startTimers.func2"),
+	goleak.IgnoreTopFunction("github.com/uber-go/tally/v4.(*scope).reportLoop"),
+	goleak.IgnoreTopFunction("go.temporal.io/sdk/internal.(*baseWorker).runEagerTaskDispatcher"),
+	goleak.IgnoreTopFunction("go.temporal.io/sdk/internal.(*baseWorker).runTaskDispatcher"),
+	goleak.IgnoreTopFunction("go.temporal.io/sdk/internal.(*localActivityTunnel).getTask"),
+	goleak.IgnoreTopFunction("go.temporal.io/sdk/internal.(*sharedNamespaceWorker).run"),
+	goleak.IgnoreTopFunction("go.temporal.io/sdk/internal/common/backoff.(*ConcurrentRetrier).throttleInternal"),
+	goleak.IgnoreTopFunction("go.temporal.io/server/client/history.watchMembershipForClose[...]"),
+	goleak.IgnoreTopFunction("go.temporal.io/server/client/matching.watchMembershipForEviction"),
+	goleak.IgnoreTopFunction("go.temporal.io/server/common/persistence.(*healthSignalAggregatorImpl).emitMetricsLoop"),
+	goleak.IgnoreTopFunction("go.temporal.io/server/common/quotas.(*MapRequestRateLimiterImpl[...]).cleanupLoop"),
+	goleak.IgnoreTopFunction("go.temporal.io/server/service/worker.(*PerNamespaceWorkerManager).periodicRefresh"),
+	goleak.IgnoreTopFunction("google.golang.org/grpc.(*addrConn).resetTransportAndUnlock"),
+	goleak.IgnoreTopFunction("google.golang.org/grpc/internal/grpcsync.(*CallbackSerializer).run"),
+	goleak.IgnoreAnyFunction("go.temporal.io/server/common/membership/ringpop.(*monitor).startHeartbeatUpsertLoop.func1"),
+	goleak.IgnoreAnyFunction("go.temporal.io/server/common/pprof.(*PProfInitializerImpl).Start.func1"),
+	goleak.IgnoreAnyFunction("github.com/uber-go/tally/v4/prometheus.Configuration.NewReporter.func5"),
+}
+
+type withServer struct{ m *testing.M }
+
+func (s withServer) Run() int {
+	server = temporaltest.NewServer(temporaltest.WithBaseClientOptions(client.Options{Logger: quiet}))
+	defer server.Stop()
+	return s.m.Run()
+}
+
+// quiet is the SDK's logger for the tests' clients and workers: it keeps
+// errors (a test that fails can show them with -v) and drops the rest.
+var quiet = tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
