@@ -226,4 +226,3 @@ func result(t *testing.T, run client.WorkflowRun) (int, error) {
 
 // sumOfSquares is what fanOut returns when step(i) is i*i.
 func sumOfSquares(n int) int { return (n - 1) * n * (2*n - 1) / 6 }
-
