@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/server/temporaltest"
 	"go.uber.org/goleak"
 )
@@ -17,7 +18,7 @@ import (
 var server *temporaltest.TestServer
 
 // TestMain starts the server, runs the tests, stops the server, and then
-// fails the run if a goroutine is left behind.
+// fails the run if a goroutine is left behind, other than the server's.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(withServer{m}, leftByTheServer...)
 }
@@ -59,6 +60,9 @@ type withServer struct{ m *testing.M }
 func (s withServer) Run() int {
 	server = temporaltest.NewServer(temporaltest.WithBaseClientOptions(client.Options{Logger: quiet}))
 	defer server.Stop()
+	// Workflows that never finished (a test stopped their worker) stay in
+	// the SDK's process-wide cache, each with a goroutine, until evicted.
+	defer worker.PurgeStickyWorkflowCache()
 	return s.m.Run()
 }
 
