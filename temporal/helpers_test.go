@@ -20,7 +20,7 @@ import (
 // hangGuard bounds every wait of these tests. It is not how long anything
 // is expected to take: a wait ends when its condition holds; the guard
 // only turns a hang into a failure that says what was awaited.
-const hangGuard = 20 * time.Second
+const hangGuard = time.Minute
 
 // signal lets a test wait for a condition on state that other goroutines
 // change (activities, suppliers): they call changed after each change, and
