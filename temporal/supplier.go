@@ -31,6 +31,8 @@ import (
 //     takes quietly. A reservation that a Pause with CancelOutstanding
 //     ends (slots.ErrPaused) is asked again, so it waits for Resume:
 //     Temporal, given any other error, logs it and retries a second later.
+//     (A supplier of your own that returns ErrPaused must therefore wait
+//     in the next ReserveSlot, as Pauseable does, not fail again at once.)
 //   - TryReserveSlot(info) is Tracker.TryReserve; it returns nil when the
 //     weft supplier refuses.
 //   - MarkSlotUsed is Tracker.MarkUsed with a TaskInfo whose Kind is the
