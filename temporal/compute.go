@@ -2,6 +2,7 @@ package wefttemporal
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/weftrt/weft/scheduler"
@@ -27,7 +28,7 @@ import (
 //		return out, err
 //	}
 //
-// A nil pool means scheduler.Default(). Compute returns ctx's cause
+// A nil pool means scheduler.Default(). Compute returns context.Cause(ctx)
 // without running f if ctx ends before f starts (while it waits for the
 // pool's supplier or a free worker), the pool's error (scheduler.ErrClosed),
 // or f's. A panic in f is re-raised here, as by scheduler.Pool.Run, and
@@ -46,6 +47,10 @@ import (
 // Cancellation: when the activity is cancelled (or times out, or its
 // worker stops) ctx ends, and the Err forms of par and scope stop
 // handing out work; a body that runs long should also watch ctx itself.
+// If f then returns ctx's error or its cause, Compute returns the cause,
+// which the SDK set: for a cancellation a *temporal.CanceledError, which
+// the activity should return as it is, so that Temporal records the
+// activity as cancelled.
 func Compute(ctx context.Context, pool *scheduler.Pool, f func(ctx context.Context, w *scheduler.Worker) error, opts ...ComputeOption) error {
 	if ctx == nil {
 		panic("weft/temporal: Compute with a nil context: pass the activity's")
@@ -86,6 +91,13 @@ func runOn(ctx context.Context, pool *scheduler.Pool, f func(ctx context.Context
 			return context.Cause(ctx)
 		}
 		return runErr
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		// The work stopped for ctx, and said so with ctx.Err() or its
+		// cause depending on where it noticed: report the cause always,
+		// which the SDK set (a *temporal.CanceledError for a
+		// cancellation).
+		return context.Cause(ctx)
 	}
 	return err
 }
