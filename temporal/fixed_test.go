@@ -3,7 +3,6 @@
 package wefttemporal_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,16 +19,7 @@ func TestFixedBoundsActivities(t *testing.T) {
 	sig := newSignal()
 	count := &counter{sig: sig}
 	gate := make(chan struct{})
-	step := func(ctx context.Context, i int) (int, error) {
-		count.enter()
-		defer count.leave()
-		select {
-		case <-gate:
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		}
-		return i * i, nil
-	}
+	step := heldStep(count, gate, nil, nil)
 	sp := newSpy(slots.NewFixed(n), sig)
 	tuner, err := wefttemporal.NewTuner(wefttemporal.TunerOptions{Activity: sp})
 	require.NoError(t, err)

@@ -29,10 +29,11 @@ func TestMain(m *testing.M) {
 }
 
 // leftByTheServer are the goroutines the in-process Temporal server
-// leaves running after Stop (measured with no test run at all): its
-// ringpop membership, rate limiters, metrics and pprof listeners, its
-// SQLite pool, gRPC's connection machinery, and the SDK workers of its own
-// system namespace, which its Stop does not stop. Each is ignored by its
+// leaves running after Stop (measured with no test run at all, and in
+// runs of over half a minute, when its task queue scavenger has started):
+// its ringpop membership, rate limiters, metrics and pprof listeners, its
+// SQLite pool, gRPC's connection machinery, and the SDK workers and
+// activities of its own system namespace, which its Stop does not stop. Each is ignored by its
 // top function (or, where that is a plain time.Sleep or Accept, by the
 // server function under it), so a worker of a test left running (its
 // pollers' runPoller), a weft pool or Compute's heartbeat goroutine still
@@ -53,11 +54,17 @@ var leftByTheServer = []goleak.Option{
 	goleak.IgnoreTopFunction("go.temporal.io/server/common/persistence.(*healthSignalAggregatorImpl).emitMetricsLoop"),
 	goleak.IgnoreTopFunction("go.temporal.io/server/common/quotas.(*MapRequestRateLimiterImpl[...]).cleanupLoop"),
 	goleak.IgnoreTopFunction("go.temporal.io/server/service/worker.(*PerNamespaceWorkerManager).periodicRefresh"),
+	goleak.IgnoreTopFunction("go.temporal.io/server/service/worker/scanner/executor.(*runQueue).remove"),
+	goleak.IgnoreTopFunction("go.temporal.io/server/service/worker/scanner/taskqueue.(*Scavenger).awaitExecutor"),
+	// The SDK's heartbeat batching, here for the server's own scavenger
+	// activity below (ours end with their activities).
+	goleak.IgnoreTopFunction("go.temporal.io/sdk/internal.(*temporalInvoker).Heartbeat.func1"),
 	goleak.IgnoreTopFunction("google.golang.org/grpc.(*addrConn).resetTransportAndUnlock"),
 	goleak.IgnoreTopFunction("google.golang.org/grpc/internal/grpcsync.(*CallbackSerializer).run"),
 	goleak.IgnoreAnyFunction("go.temporal.io/server/common/membership/ringpop.(*monitor).startHeartbeatUpsertLoop.func1"),
 	goleak.IgnoreAnyFunction("go.temporal.io/server/common/pprof.(*PProfInitializerImpl).Start.func1"),
 	goleak.IgnoreAnyFunction("github.com/uber-go/tally/v4/prometheus.Configuration.NewReporter.func5"),
+	goleak.IgnoreAnyFunction("go.temporal.io/server/service/worker/scanner.TaskQueueScavengerActivity"),
 }
 
 type withServer struct{ m *testing.M }

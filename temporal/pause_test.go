@@ -3,7 +3,6 @@
 package wefttemporal_test
 
 import (
-	"context"
 	"sync"
 	"testing"
 
@@ -29,19 +28,11 @@ func TestPauseStopsNewActivities(t *testing.T) {
 	var mu sync.Mutex
 	runs := make(map[int]int)
 	gate := make(chan struct{})
-	step := func(ctx context.Context, i int) (int, error) {
-		count.enter()
-		defer count.leave()
+	step := heldStep(count, gate, func(i int) {
 		mu.Lock()
 		runs[i]++
 		mu.Unlock()
-		select {
-		case <-gate:
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		}
-		return i * i, nil
-	}
+	}, nil)
 	inner := newSpy(slots.NewFixed(n), sig)
 	activities := slots.NewPauseable(inner)
 	tuner, err := wefttemporal.NewTuner(wefttemporal.TunerOptions{Activity: activities})

@@ -3,7 +3,6 @@
 package wefttemporal_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"sync/atomic"
 	"testing"
@@ -48,20 +47,14 @@ func TestResourceBasedBoundsActivities(t *testing.T) {
 	sig := newSignal()
 	count := &counter{sig: sig}
 	gate := make(chan struct{})
-	step := func(ctx context.Context, i int) (int, error) {
-		count.enter()
-		defer count.leave()
-		select { // held until the test has watched the budget settle
-		case <-gate:
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		}
-		h := sha256.Sum256([]byte{byte(i)}) // and then some real work
+	// Held until the test has watched the budget settle, then some real
+	// work.
+	step := heldStep(count, gate, nil, func(i int) {
+		h := sha256.Sum256([]byte{byte(i)})
 		for range 1000 {
 			h = sha256.Sum256(h[:])
 		}
-		return i * i, nil
-	}
+	})
 	load := &cpuLoad{perSlot: 0.3, sig: sig}
 	rb, err := slots.NewResourceBased(slots.ResourceOptions{
 		TargetCPU: 0.7, TargetMemory: 0.9,

@@ -149,3 +149,25 @@ func (c *counter) leave() {
 	c.stopped.Add(1)
 	c.sig.changed()
 }
+
+// heldStep is the tests' gated activity: step(i) returns i*i. It counts
+// itself in c, calls started(i) if given, holds until gate is closed (or
+// its ctx ends), then calls work(i) if given.
+func heldStep(c *counter, gate <-chan struct{}, started, work func(i int)) func(ctx context.Context, i int) (int, error) {
+	return func(ctx context.Context, i int) (int, error) {
+		c.enter()
+		defer c.leave()
+		if started != nil {
+			started(i)
+		}
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+		if work != nil {
+			work(i)
+		}
+		return i * i, nil
+	}
+}
