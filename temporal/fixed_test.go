@@ -44,6 +44,12 @@ func TestFixedBoundsActivities(t *testing.T) {
 	for _, k := range sp.kinds {
 		require.Equal(t, "activity", k)
 	}
+	require.NotEmpty(t, sp.reservations)
+	for _, r := range sp.reservations {
+		require.Equal(t, wefttemporal.Activity, r.Type)
+		require.Equal(t, "fixed-bounds", r.Info.TaskQueue(), "the task queue a weft supplier sees")
+		require.NotEmpty(t, r.Info.WorkerIdentity())
+	}
 }
 
 // Temporal's release reasons reach the weft supplier as weft's: a slot
