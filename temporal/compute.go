@@ -75,23 +75,10 @@ func Compute(ctx context.Context, pool *scheduler.Pool, f func(ctx context.Conte
 	return runOn(ctx, pool, f)
 }
 
-// runOn is Compute's one entry into the pool.
+// runOn is Compute's one entry into the pool. Pool.Run keeps f from
+// starting once ctx has ended and reports ctx's cause then.
 func runOn(ctx context.Context, pool *scheduler.Pool, f func(ctx context.Context, w *scheduler.Worker) error) error {
-	var err error
-	if runErr := pool.Run(ctx, func(w *scheduler.Worker) {
-		// Run checks ctx only until the task is queued; it may have
-		// ended while the task waited for a worker.
-		if ctx.Err() != nil {
-			err = context.Cause(ctx)
-			return
-		}
-		err = f(ctx, w)
-	}); runErr != nil {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		return runErr
-	}
+	err := pool.Run(ctx, func(w *scheduler.Worker) error { return f(ctx, w) })
 	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 		// The work stopped for ctx, and said so with ctx.Err() or its
 		// cause depending on where it noticed: report the cause always,

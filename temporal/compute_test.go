@@ -109,5 +109,5 @@ func TestComputeHonoursCancellation(t *testing.T) {
 	_, err = result(t, run)
 	var canceled *temporal.CanceledError
 	require.True(t, errors.As(err, &canceled), "workflow result: %v", err)
-	require.NoError(t, pool.Run(context.Background(), func(*scheduler.Worker) {}), "the pool after the cancellation")
+	require.NoError(t, pool.Run(context.Background(), func(*scheduler.Worker) error { return nil }), "the pool after the cancellation")
 }
