@@ -65,7 +65,76 @@ func rangeOn[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, h
 		}
 		return r, nil
 	}
+	if k.infallible() {
+		return longOnInfallible(ctx, p, lo, hi, cfg, identity, k, combine)
+	}
 	return longOn(ctx, p, lo, hi, cfg, identity, k, combine)
+}
+
+// longOnInfallible is longOn for a kernel that returns no error: the probe
+// needs no loop state to record one in, so none is made unless the rest
+// goes to the pool (where run makes it as it splits), and a loop the
+// probe finishes on the caller allocates nothing of par's. Between the
+// probe's pieces it looks at ctx, as a split loop's leaves do.
+func longOnInfallible[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi int, cfg config, identity R,
+	k K, combine func(a, b R) R) (R, error) {
+	var zero R
+	a := infallible[K, R]{k}
+	r, next, perElem := identity, lo, 0.0
+	if !cfg.setMin { // MinLen says the caller knows the work: no probe
+		var halted func() bool
+		if done := ctx.Done(); done != nil {
+			halted = func() bool {
+				select {
+				case <-done:
+					return true
+				default:
+					return false
+				}
+			}
+		}
+		r, next, perElem = probeOnCaller(a, combine, lo, hi, cfg, halted)
+	}
+	if next < hi {
+		cfg.probed, cfg.perElem = true, perElem
+		rest, err := scheduler.RunValue(ctx, p, func(w *scheduler.Worker) (R, error) {
+			return run(ctx, w, next, hi, cfg, a, combine, nil)
+		})
+		if err != nil {
+			return zero, err
+		}
+		if next == lo || combine == nil {
+			r = rest
+		} else {
+			r = combine(r, rest)
+		}
+	}
+	if err := endedNow(ctx, nil); err != nil {
+		return zero, err
+	}
+	return r, nil
+}
+
+// infallible is an onKernel that returns no error as a kernel of the
+// loop machinery.
+type infallible[K onKernel[R], R any] struct{ k K }
+
+func (a infallible[K, R]) chunk(_ *scheduler.Worker, lo, hi int) R {
+	r, _ := a.k.chunk(lo, hi)
+	return r
+}
+
+// probeOnCaller is probeHere for any kernel.
+func probeOnCaller[K kernel[R], R any](k K, combine func(a, b R) R, lo, hi int, cfg config, halted func() bool) (r R, next int, perElem float64) {
+	done := false
+	defer func() {
+		if !done {
+			panic(core.Recovered[scheduler.Panic](recover()))
+		}
+	}()
+	r, next, perElem = probe(nil, k, combine, lo, hi, cfg, halted)
+	done = true
+	return r, next, perElem
 }
 
 // longOn is rangeOn for a loop longer than the inline length.
@@ -125,13 +194,5 @@ func endedNow(ctx context.Context, err error) error {
 // starts (hi if the probe ran it all, or the loop stopped) and the cost
 // per element it saw.
 func probeHere[R any](l *loop[chunkFunc[R], R], lo, hi int, cfg config) (r R, next int, perElem float64) {
-	done := false
-	defer func() {
-		if !done {
-			panic(core.Recovered[scheduler.Panic](recover()))
-		}
-	}()
-	r, next, perElem = probe(nil, l.k, l.combine, lo, hi, cfg, l)
-	done = true
-	return r, next, perElem
+	return probeOnCaller(l.k, l.combine, lo, hi, cfg, l.halted)
 }

@@ -3,9 +3,11 @@ package par_test
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/par"
@@ -71,3 +73,42 @@ func spin(n int) {
 }
 
 var sinkHash atomic.Uint32
+
+// A ctx cancelled while an On form's probe runs on the caller stops the
+// loop after the piece that saw it, for the forms whose body cannot fail
+// (which probe without the loop's shared state) as for the Err forms,
+// and the form returns the cause.
+func TestOnProbeStopsWhenCtxEnds(t *testing.T) {
+	errWhy := errors.New("why")
+	const n = 100_000
+	for name, loop := range map[string]func(ctx context.Context, body func(i int)) error{
+		"ForOn": func(ctx context.Context, body func(i int)) error {
+			return par.ForOn(ctx, nil, n, body)
+		},
+		"ReduceRangeOn": func(ctx context.Context, body func(i int)) error {
+			_, err := par.ReduceRangeOn(ctx, nil, 0, n, 0, func(lo, hi int) int {
+				for i := lo; i < hi; i++ {
+					body(i)
+				}
+				return hi - lo
+			}, func(a, b int) int { return a + b })
+			return err
+		},
+		"ForErrOn": func(ctx context.Context, body func(i int)) error {
+			return par.ForErrOn(ctx, nil, n, func(i int) error { body(i); return nil })
+		},
+	} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		var ran atomic.Int64
+		err := loop(ctx, func(i int) {
+			ran.Add(1)
+			if i == 0 { // the probe's first piece, on the caller
+				cancel(errWhy)
+			}
+		})
+		assert.ErrorIs(t, err, errWhy, name)
+		// The probe's first piece is one element, the next sixteen: the
+		// loop stops before the second.
+		assert.LessOrEqual(t, ran.Load(), int64(16), "%s went on probing after its ctx ended", name)
+	}
+}

@@ -184,7 +184,11 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 	case cfg.probed: // by an On form, on the calling goroutine (chunksOn)
 		perElem = cfg.perElem
 	case !cfg.setMin: // MinLen says the caller knows the work: no probe
-		r, next, perElem = probe(w, k, combine, lo, hi, cfg, l)
+		var halted func() bool
+		if l != nil {
+			halted = l.halted
+		}
+		r, next, perElem = probe(w, k, combine, lo, hi, cfg, halted)
 	}
 	if next < hi {
 		if l == nil {

@@ -11,6 +11,8 @@ package par
 // on the calling goroutine as well as on a worker.
 type onKernel[R any] interface {
 	chunk(lo, hi int) (R, error)
+	// infallible reports that chunk never returns an error.
+	infallible() bool
 }
 
 // indexBody is ForOn's kernel.
@@ -92,3 +94,21 @@ type foldBody[T, R any] struct {
 func (k foldBody[T, R]) chunk(lo, hi int) (R, error) {
 	return foldMap(k.identity, k.xs[lo:hi], k.f, k.combine), nil
 }
+
+func (indexBody) infallible() bool { return true }
+
+func (indexErrBody) infallible() bool { return false }
+
+func (eachBody[T]) infallible() bool { return true }
+
+func (rangeBody) infallible() bool { return true }
+
+func (rangeErrBody) infallible() bool { return false }
+
+func (mapBody[T, U]) infallible() bool { return true }
+
+func (reduceChunk[R]) infallible() bool { return true }
+
+func (reduceErrChunk[R]) infallible() bool { return false }
+
+func (foldBody[T, R]) infallible() bool { return true }

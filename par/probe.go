@@ -55,10 +55,10 @@ const (
 
 // probe runs the first pieces of [lo, hi) on w (see above) and returns
 // their combined result, where the rest starts (hi when the probe ran it
-// all, or the loop stopped: l, if not nil, has halted) and the cost per
-// element it saw, in nanoseconds.
+// all, or the loop stopped: halted, if not nil, said so after a piece) and
+// the cost per element it saw, in nanoseconds.
 func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
-	lo, hi int, cfg config, l *loop[K, R]) (r R, next int, perElem float64) {
+	lo, hi int, cfg config, halted func() bool) (r R, next int, perElem float64) {
 	// Lengths are uints (see length): the range may hold more than
 	// math.MaxInt elements.
 	n := length(lo, hi)
@@ -76,7 +76,7 @@ func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
 			r = combine(r, x)
 		}
 		lo = end
-		if lo == hi || (l != nil && l.halted()) {
+		if lo == hi || (halted != nil && halted()) {
 			return r, hi, 0
 		}
 		elapsed := sinceEpoch() - start
