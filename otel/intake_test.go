@@ -86,7 +86,7 @@ func TestWorkerFiguresFollowTasks(t *testing.T) {
 		assert.EqualValues(t, 2.5, fig(got, "weft.intake.backlog_per_free_slot"), "five tasks, two free slots")
 
 		w.Resume()
-		time.Sleep(time.Minute)
+		time.Sleep(time.Minute) // the bubble's clock again: the next retries' backoff
 		synctest.Wait()
 		got = collect(t, r)
 		assert.EqualValues(t, 9, fig(got, "weft.intake.task.acked"))

@@ -96,17 +96,9 @@ func longOnInfallible[K onKernel[R], R any](ctx context.Context, p *scheduler.Po
 		r, next, perElem = probeOnCaller(a, combine, lo, hi, cfg, halted)
 	}
 	if next < hi {
-		cfg.probed, cfg.perElem = true, perElem
-		rest, err := scheduler.RunValue(ctx, p, func(w *scheduler.Worker) (R, error) {
-			return run(ctx, w, next, hi, cfg, a, combine, nil)
-		})
-		if err != nil {
+		var err error
+		if r, err = shareRest(ctx, p, r, lo, next, hi, cfg, perElem, a, combine, nil); err != nil {
 			return zero, err
-		}
-		if next == lo || combine == nil {
-			r = rest
-		} else {
-			r = combine(r, rest)
 		}
 	}
 	if err := endedNow(ctx, nil); err != nil {
@@ -154,23 +146,41 @@ func longOn[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi
 		r, next, perElem = probeHere(l, lo, hi, cfg)
 	}
 	if next < hi {
-		cfg.probed, cfg.perElem = true, perElem
-		rest, err := scheduler.RunValue(ctx, p, func(w *scheduler.Worker) (R, error) {
-			return run(ctx, w, next, hi, cfg, l.k, combine, l)
-		})
-		if err != nil {
+		var err error
+		if r, err = shareRest(ctx, p, r, lo, next, hi, cfg, perElem, l.k, combine, l); err != nil {
 			return zero, err
-		}
-		if next == lo {
-			r = rest
-		} else {
-			r = l.join(r, rest)
 		}
 	}
 	if err := endedNow(ctx, l.firstErr()); err != nil {
 		return zero, err
 	}
 	return r, nil
+}
+
+// shareRest runs [next, hi), the part of a loop that the probe on the
+// caller left, on a worker of p (nil: the default pool), split with the
+// cost per element the probe saw, and returns the whole loop's result:
+// the rest's alone if the probe ran nothing, else r, the probe's result
+// from lo, combined with it (through l, which skips combine once the loop
+// has stopped, where the loop has shared state). l is nil where run makes
+// it as it splits.
+func shareRest[K kernel[R], R any](ctx context.Context, p *scheduler.Pool, r R, lo, next, hi int, cfg config,
+	perElem float64, k K, combine func(a, b R) R, l *loop[K, R]) (R, error) {
+	cfg.probed, cfg.perElem = true, perElem
+	rest, err := scheduler.RunValue(ctx, p, func(w *scheduler.Worker) (R, error) {
+		return run(ctx, w, next, hi, cfg, k, combine, l)
+	})
+	switch {
+	case err != nil:
+		var zero R
+		return zero, err
+	case next == lo || combine == nil:
+		return rest, nil
+	case l != nil:
+		return l.join(r, rest), nil
+	default:
+		return combine(r, rest), nil
+	}
 }
 
 // endedNow is ended without ctx.Err, which takes a lock in a cancellable
