@@ -26,9 +26,10 @@ func measure(b *testing.B, body func()) {
 	b.ReportMetric(float64(work.CPUTime()-start)/float64(b.N), "cpu-ns/op")
 }
 
-// newPool starts a pool with one worker per P (go test -cpu sets P).
-func newPool(b *testing.B) *scheduler.Pool {
-	p, err := scheduler.New()
+// newPool starts a pool with one worker per P (go test -cpu sets P) and
+// opts.
+func newPool(b *testing.B, opts ...scheduler.Option) *scheduler.Pool {
+	p, err := scheduler.New(opts...)
 	if err != nil {
 		b.Fatal(err)
 	}

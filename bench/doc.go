@@ -11,7 +11,9 @@
 //	BenchmarkSort/10M/{slices,weft,goroutines}
 //	BenchmarkTreeSum/{layers-20,layers-24}/{sequential,goroutines,static-split,weft-values,weft,weft-both}
 //	BenchmarkTreeSum/{boxed-20,boxed-24}/{sequential,goroutines,weft-values,weft,weft-plain,weft-plain-join}
-//	BenchmarkLoops/{uniform-10M,irregular-6k,tiny-16,tiny-1000}/{sequential,goroutines,errgroup,weft,weft-on}
+//	BenchmarkLoops/{uniform-10M,uniform-400k,irregular-6k,tiny-16,tiny-1000,mandelbrot-1024}/{sequential,goroutines,errgroup,dynamic,weft,weft-on}
+//	BenchmarkLoops/matmul-256-nested/{sequential,goroutines,errgroup,dynamic,weft,weft-on}
+//	BenchmarkLoops/uniform-400k/{weft-spin,weft-on-spin} (sleep.Tunables.BusySpin 25 µs)
 //	BenchmarkLoops/{tiny-16,tiny-1000}/weft-values (par.ReduceRangeWith: the data as a value, no closure to allocate)
 //	BenchmarkLoops/matmul-512/{sequential,goroutines,errgroup,weft}
 //	BenchmarkIdle/{no-pool,weft}

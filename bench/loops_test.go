@@ -3,9 +3,11 @@ package bench_test
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/weftrt/weft/internal/work"
 	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/sleep"
 )
 
 // loopCase is one workload of BenchmarkLoops: a kernel over [0, n).
@@ -17,6 +19,10 @@ type loopCase struct {
 	perElem bool
 	// tiny adds the weft-values contender.
 	tiny bool
+	// spin adds weft-spin and weft-on-spin: weft and weft-on on a pool
+	// whose idle workers spin while another is busy (sleep.Tunables
+	// BusySpin, 25 µs).
+	spin bool
 }
 
 // BenchmarkLoops runs the loop workloads (see bench/loops.go) with every
@@ -32,11 +38,16 @@ type loopCase struct {
 // conc's iter is in the bench/contenders module (BenchmarkLoops there).
 func BenchmarkLoops(b *testing.B) {
 	cases := []loopCase{
-		{"uniform-10M", 10_000_000, work.Uniform, true, false},
-		{"irregular-6k", 6000, work.Triangular, false, false},
-		{"tiny-16", 16, work.Uniform, true, true},
-		{"tiny-1000", 1000, work.Uniform, true, true},
-		{"mandelbrot-1024", work.MandelbrotSize, work.Mandelbrot, false, false},
+		{"uniform-10M", 10_000_000, work.Uniform, true, false, false},
+		// A loop of about 200 µs on one core, the size a program runs
+		// back to back (a step of a simulation, a layer of a network):
+		// here a worker that sleeps between pieces costs the loop a
+		// wake-up it cannot amortise (docs/sleep.md, the busy spin).
+		{"uniform-400k", 400_000, work.Uniform, true, false, true},
+		{"irregular-6k", 6000, work.Triangular, false, false, false},
+		{"tiny-16", 16, work.Uniform, true, true, false},
+		{"tiny-1000", 1000, work.Uniform, true, true, false},
+		{"mandelbrot-1024", work.MandelbrotSize, work.Mandelbrot, false, false, false},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) { loopContenders(b, c) })
@@ -73,8 +84,7 @@ func loopContenders(b *testing.B, c loopCase) {
 			})
 		})
 	}
-	b.Run("weft-on", func(b *testing.B) {
-		p := newPool(b)
+	weftOn := func(b *testing.B, p *scheduler.Pool) {
 		run(b, func() float64 {
 			s, err := work.LoopParOn(b.Context(), p, c.n, c.k)
 			if err != nil {
@@ -82,7 +92,19 @@ func loopContenders(b *testing.B, c loopCase) {
 			}
 			return s
 		})
-	})
+	}
+	b.Run("weft-on", func(b *testing.B) { weftOn(b, newPool(b)) })
+	if c.spin {
+		spinning := func(b *testing.B) *scheduler.Pool {
+			return newPool(b, scheduler.WithSleep(sleep.Tunables{BusySpin: 25 * time.Microsecond}))
+		}
+		b.Run("weft-spin", func(b *testing.B) {
+			onPool(b, spinning(b), func(w *scheduler.Worker) {
+				run(b, func() float64 { return work.LoopPar(w, c.n, c.k) })
+			})
+		})
+		b.Run("weft-on-spin", func(b *testing.B) { weftOn(b, spinning(b)) })
+	}
 }
 
 // benchMatMul multiplies two 512×512 matrices: rows by static chunks for

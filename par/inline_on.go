@@ -24,17 +24,21 @@ import (
 // startOn is how every On form begins, on the caller's goroutine: a nil
 // ctx and bad options panic, naming the form fn, before anything runs;
 // a ctx already ended, or a closed pool, is reported without running
-// anything, as when the loop would have entered the pool.
-func startOn(ctx context.Context, p *scheduler.Pool, fn string, opts []Option) (config, error) {
+// anything, as when the loop would have entered the pool. The options are
+// only checked here: rangeOn reads them again where it needs them, so
+// that a short loop without options makes no config.
+func startOn(ctx context.Context, p *scheduler.Pool, fn string, opts []Option) error {
 	checkCtx(ctx, fn)
-	cfg := newConfig(opts)
+	if len(opts) > 0 {
+		_ = applyOptions(opts)
+	}
 	if err := endedNow(ctx, nil); err != nil {
-		return cfg, err
+		return err
 	}
 	if p != nil && p.Closed() {
-		return cfg, scheduler.ErrClosed
+		return scheduler.ErrClosed
 	}
-	return cfg, nil
+	return nil
 }
 
 // checkCtx panics, naming the form fn, if ctx is nil.
@@ -44,31 +48,50 @@ func checkCtx(ctx context.Context, fn string) {
 	}
 }
 
-// rangeOn runs k over [lo, hi) from outside the pool and returns the
-// chunks' results combined in order (combine nil: R carries nothing), or
-// R's zero value and the first error, ctx's cause, or the pool's error.
-// It runs the loop on the calling goroutine if it is short (see above),
-// else the probe here and the rest on a worker of p (nil: the default
-// pool). After an error, or once ctx ends, no new chunk starts.
-func rangeOn[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi int, cfg config, identity R,
+// rangeOn runs k over [lo, hi) from outside the pool, with the options
+// opts (checked by startOn), and returns the chunks' results combined in
+// order (combine nil: R carries nothing), or R's zero value and the first
+// error, ctx's cause, or the pool's error. It runs the loop on the
+// calling goroutine if it is short (see above), else the probe here and
+// the rest on a worker of p (nil: the default pool). After an error, or
+// once ctx ends, no new chunk starts.
+func rangeOn[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi int, opts []Option, identity R,
 	k K, combine func(a, b R) R) (R, error) {
 	var zero R
 	if hi <= lo {
 		return identity, nil
 	}
-	if length(lo, hi) <= uint(cfg.inlineLen) {
-		var r R
-		var err error
-		inlineDo(func() { r, err = k.chunk(lo, hi) })
+	inlineLen := DefaultInlineLen
+	if len(opts) > 0 {
+		inlineLen = newConfig(opts).inlineLen
+	}
+	if length(lo, hi) <= uint(inlineLen) {
+		r, err := inlineOn(k, lo, hi)
 		if err = endedNow(ctx, err); err != nil {
 			return zero, err
 		}
 		return r, nil
 	}
+	cfg := newConfig(opts)
 	if k.infallible() {
 		return longOnInfallible(ctx, p, lo, hi, cfg, identity, k, combine)
 	}
 	return longOn(ctx, p, lo, hi, cfg, identity, k, combine)
+}
+
+// inlineOn runs k over [lo, hi) as one chunk on the calling goroutine,
+// re-raising a panic as a *scheduler.Panic as the pool does (inlineDo,
+// without a closure around k).
+func inlineOn[K onKernel[R], R any](k K, lo, hi int) (r R, err error) {
+	done := false
+	defer func() {
+		if !done {
+			panic(core.Recovered[scheduler.Panic](recover()))
+		}
+	}()
+	r, err = k.chunk(lo, hi)
+	done = true
+	return r, err
 }
 
 // longOnInfallible is longOn for a kernel that returns no error: the probe

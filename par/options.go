@@ -1,6 +1,9 @@
 package par
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
 // Option tunes how a loop is cut into chunks.
 type Option func(*config)
@@ -22,6 +25,16 @@ type config struct {
 	// nanoseconds an element: run splits at once, with that cost.
 	probed  bool
 	perElem float64
+	// clock replaces the probe's clock (sinceEpoch) in tests; nil in use.
+	clock func() time.Duration
+}
+
+// now reads the probe's clock.
+func (c *config) now() time.Duration {
+	if c.clock != nil {
+		return c.clock()
+	}
+	return sinceEpoch()
 }
 
 // MinLen sets the shortest chunk: a range is never split into halves

@@ -15,7 +15,9 @@ import (
 // element seen so far, is below inlineWork, and then runs the rest inline
 // too; or once probeTime has passed, and then the rest is split with a
 // grain from that cost (config.grain). The first piece is one element, so
-// a loop of expensive elements is split after the first; a loop that
+// a loop of expensive elements is split after the first two (a first
+// element that alone took probeTime may have been interrupted, so the
+// probe times a second one and keeps the cheaper cost); a loop that
 // cannot spare even that (as many expensive elements as workers) says
 // MinLen, which skips the probe.
 //
@@ -62,7 +64,7 @@ func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
 	// Lengths are uints (see length): the range may hold more than
 	// math.MaxInt elements.
 	n := length(lo, hi)
-	start := sinceEpoch()
+	start := cfg.now()
 	piece := cfg.minLen
 	for first := true; lo < hi; first = false {
 		if cfg.maxLen > 0 {
@@ -79,9 +81,21 @@ func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
 		if lo == hi || (halted != nil && halted()) {
 			return r, hi, 0
 		}
-		elapsed := sinceEpoch() - start
+		elapsed := cfg.now() - start
 		rest := length(lo, hi)
 		perElem = float64(elapsed) / float64(n-rest)
+		if first && elapsed >= probeTime {
+			// One element that took a microsecond may be one that was
+			// interrupted or missed every cache: a second opinion, before
+			// a loop of cheap elements is shared for it.
+			var again float64
+			r, lo, again = probeAgain(w, k, combine, r, lo, &cfg)
+			perElem = min(perElem, again)
+			if lo == hi || (halted != nil && halted()) {
+				return r, hi, 0
+			}
+			rest = length(lo, hi)
+		}
 		if float64(rest)*perElem < float64(inlineWork) && (cfg.maxLen == 0 || rest <= uint(cfg.maxLen)) {
 			x := k.chunk(w, lo, hi)
 			if combine != nil {
@@ -99,6 +113,18 @@ func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
 		piece = min(piece, math.MaxInt/probeGrowth) * probeGrowth
 	}
 	return r, hi, perElem
+}
+
+// probeAgain runs the element at lo, times it, and returns r combined with
+// its result, where the rest starts, and its cost in nanoseconds.
+func probeAgain[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R, r R, lo int, cfg *config) (R, int, float64) {
+	start := cfg.now()
+	x := k.chunk(w, lo, lo+1)
+	cost := float64(cfg.now() - start)
+	if combine == nil {
+		return x, lo + 1, cost
+	}
+	return combine(r, x), lo + 1, cost
 }
 
 // epoch is a fixed point for sinceEpoch's readings.

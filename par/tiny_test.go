@@ -93,6 +93,16 @@ func BenchmarkTiny(b *testing.B) {
 	}
 }
 
+// escaped keeps the last closure runEscaping ran, so that Go allocates
+// each on the heap.
+var escaped func(lo, hi int)
+
+//go:noinline
+func runEscaping(f func(lo, hi int), n int) {
+	escaped = f
+	f(0, n)
+}
+
 // BenchmarkOnTiny runs small loops from outside the pool beside the plain
 // loop they replace, with the same body: a loop whose whole work is less
 // than entering the pool costs runs on the calling goroutine (ForOn's
@@ -107,6 +117,19 @@ func BenchmarkOnTiny(b *testing.B) {
 				for i := range n {
 					body(i)
 				}
+			}
+		})
+		// The floor for any form that takes a closure from outside: the
+		// plain loop through a closure made per call that escapes, as Go
+		// makes one passed to a function that may hand it to another
+		// goroutine (16 bytes on the heap).
+		b.Run(fmt.Sprintf("n=%d/plain-escaping", n), func(b *testing.B) {
+			for b.Loop() {
+				runEscaping(func(lo, hi int) {
+					for i := lo; i < hi; i++ {
+						body(i)
+					}
+				}, n)
 			}
 		})
 		b.Run(fmt.Sprintf("n=%d/ForOn", n), func(b *testing.B) {

@@ -1,5 +1,7 @@
 package sleep
 
+import "time"
+
 // SetTestHookBeforeSleep installs f as the hook that runs just before a
 // worker tries to sleep, and returns a function that removes it. Tests use
 // it to widen the window in which a lost wakeup could happen.
@@ -7,3 +9,6 @@ func SetTestHookBeforeSleep(f func()) (restore func()) {
 	testHookBeforeSleep = f
 	return func() { testHookBeforeSleep = nil }
 }
+
+// SetClock replaces the clock s reads for the busy spin.
+func SetClock(s *Sleep, now func() time.Duration) { s.now = now }

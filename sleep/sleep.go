@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/cpu"
 )
@@ -28,17 +29,35 @@ const MaxSearchRounds = 4096
 // Tunables set how long an idle worker searches before it sleeps.
 type Tunables struct {
 	// SearchRounds is how many fruitless search rounds a worker makes,
-	// pausing briefly after each, before it announces it is sleepy; it
-	// then searches once more and sleeps. Zero means
-	// DefaultSearchRounds; a negative value means no spinning at all;
-	// more than MaxSearchRounds is refused by New.
+	// pausing briefly after each, before it announces it is sleepy (or
+	// spins on, see BusySpin); it then searches once more and sleeps.
+	// Zero means DefaultSearchRounds; a negative value means none; more
+	// than MaxSearchRounds is refused by New.
 	//
 	// Each round costs one pass over the other workers' deques and the
 	// injector. More rounds catch bursts sooner; fewer rounds burn less
 	// CPU when jobs trickle in (Rayon's 32 rounds with an OS yield each
 	// cost 170-240us of CPU per wakeup at one job per millisecond).
 	SearchRounds int
+	// BusySpin is how long a worker goes on searching after its
+	// SearchRounds while another worker of the pool is busy; zero (the
+	// default) or less means not at all. A busy worker hands a searching
+	// worker a fork at its next heartbeat check, within microseconds, but
+	// a sleeping one only with a wake-up, which costs tens of
+	// microseconds and is rationed to one per heartbeat interval. A
+	// program that runs parallel loops of a few hundred microseconds back
+	// to back from inside a task loses much of its second worker to those
+	// wake-ups, and gains from a spin of about a wake-up's cost (25 µs on
+	// a small VM); see docs/sleep.md for what it costs elsewhere. A pool
+	// with no busy worker has no fork to come, so its idle workers do not
+	// spin for one. More than MaxBusySpin is refused by New.
+	BusySpin time.Duration
 }
+
+// MaxBusySpin is the longest Tunables.BusySpin that New accepts.
+const MaxBusySpin = time.Millisecond
+
+func (t Tunables) busySpin() time.Duration { return max(t.BusySpin, 0) }
 
 func (t Tunables) rounds() int {
 	switch {
@@ -59,7 +78,15 @@ type Sleep struct {
 	_        cpu.CacheLinePad
 	workers  []worker
 	rounds   int
+	busySpin time.Duration
+	// now reads a monotonic clock for the busy spin; tests replace it.
+	now func() time.Duration
 }
+
+// epoch is the origin of the default clock's readings.
+var epoch = time.Now()
+
+func sinceEpoch() time.Duration { return time.Since(epoch) }
 
 // worker is one worker's sleep state, on its own cache lines so that waking
 // one worker does not disturb another's.
@@ -83,7 +110,8 @@ type Stats struct {
 
 // New returns the sleep state of a pool of n workers, numbered 0..n-1. It
 // fails with ErrWorkerCount unless 1 <= n <= MaxWorkers, and with
-// ErrTunables if t.SearchRounds exceeds MaxSearchRounds.
+// ErrTunables if t.SearchRounds exceeds MaxSearchRounds or t.BusySpin
+// exceeds MaxBusySpin.
 func New(n int, t Tunables) (*Sleep, error) {
 	if n <= 0 || n > MaxWorkers {
 		return nil, fmt.Errorf("%w: %d (want 1..%d)", ErrWorkerCount, n, MaxWorkers)
@@ -91,7 +119,10 @@ func New(n int, t Tunables) (*Sleep, error) {
 	if t.SearchRounds > MaxSearchRounds {
 		return nil, fmt.Errorf("%w: SearchRounds %d (want at most %d)", ErrTunables, t.SearchRounds, MaxSearchRounds)
 	}
-	s := &Sleep{workers: make([]worker, n), rounds: t.rounds()}
+	if t.BusySpin > MaxBusySpin {
+		return nil, fmt.Errorf("%w: BusySpin %v (want at most %v)", ErrTunables, t.BusySpin, MaxBusySpin)
+	}
+	s := &Sleep{workers: make([]worker, n), rounds: t.rounds(), busySpin: t.busySpin(), now: sinceEpoch}
 	for i := range s.workers {
 		s.workers[i].cond.L = &s.workers[i].mu
 	}

@@ -1,0 +1,124 @@
+package sleep_test
+
+import (
+	"strconv"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftrt/weft/latch"
+	"github.com/weftrt/weft/sleep"
+)
+
+// spinRounds runs worker 0's fruitless rounds on s until it announces
+// itself sleepy (Idle.Final), at most limit rounds, calling tick before
+// each, and returns how many rounds that took (limit+1: never).
+func spinRounds(s *sleep.Sleep, limit int, tick func()) int {
+	var l latch.Core
+	idle := s.StartLooking(0)
+	for round := 1; round <= limit; round++ {
+		tick()
+		s.NoWorkFound(&idle, &l)
+		if idle.Final() {
+			return round
+		}
+	}
+	return limit + 1
+}
+
+// TestBusySpinLastsWhileAnotherWorkerIsBusy: worker 1 is busy (it never
+// started looking), so worker 0 searches on past its SearchRounds for
+// BusySpin by its clock, and announces itself sleepy at the first round
+// after that.
+func TestBusySpinLastsWhileAnotherWorkerIsBusy(t *testing.T) {
+	const rounds = 4
+	s, err := sleep.New(2, sleep.Tunables{SearchRounds: rounds, BusySpin: 10 * time.Microsecond})
+	require.NoError(t, err)
+	var now time.Duration
+	sleep.SetClock(s, func() time.Duration { return now })
+	got := spinRounds(s, 1000, func() { now += time.Microsecond })
+	// Rounds 1-4 are the SearchRounds; round 5 starts the spin at 5 µs,
+	// which goes on while the clock reads less than 15 µs (rounds 6-14);
+	// round 15 finds it over and announces.
+	assert.Equal(t, 15, got)
+}
+
+// TestNoBusySpinInAnIdlePool: with every other worker asleep there is no
+// fork to come, so the worker announces itself sleepy right after its
+// SearchRounds, whatever BusySpin says.
+func TestNoBusySpinInAnIdlePool(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const rounds = 4
+		s, err := sleep.New(2, sleep.Tunables{SearchRounds: rounds, BusySpin: sleep.MaxBusySpin})
+		require.NoError(t, err)
+		sleep.SetClock(s, func() time.Duration { return 0 })
+		var l latch.Owned
+		l.Init(s, 1)
+		var wg sync.WaitGroup
+		wg.Go(func() { // worker 1: looks for work until l is set, asleep meanwhile
+			idle := s.StartLooking(1)
+			for !l.Probe() {
+				s.NoWorkFound(&idle, l.Core())
+			}
+			s.WorkFound()
+		})
+		synctest.Wait()
+		inactive, sleeping := s.Counts()
+		require.Equal(t, 1, inactive)
+		require.Equal(t, 1, sleeping)
+		assert.Equal(t, rounds+1, spinRounds(s, 1000, func() {}))
+		l.Set()
+		wg.Wait()
+	})
+}
+
+// TestBusySpinOff: without BusySpin (the default), or with a negative
+// one, a worker announces itself sleepy right after its SearchRounds even
+// while another worker is busy; with no SearchRounds, the spin still
+// runs for BusySpin.
+func TestBusySpinOff(t *testing.T) {
+	for _, tc := range []struct {
+		tun  sleep.Tunables
+		want int
+	}{
+		{sleep.Tunables{SearchRounds: 4}, 5},
+		{sleep.Tunables{SearchRounds: 4, BusySpin: -1}, 5},
+		{sleep.Tunables{SearchRounds: -1}, 1},
+		// Rounds 1-3 spin (it starts at 1 µs and lasts 3), round 4 announces.
+		{sleep.Tunables{SearchRounds: -1, BusySpin: 3 * time.Microsecond}, 4},
+	} {
+		s, err := sleep.New(2, tc.tun)
+		require.NoError(t, err)
+		var now time.Duration
+		sleep.SetClock(s, func() time.Duration { return now })
+		assert.Equal(t, tc.want, spinRounds(s, 1000, func() { now += time.Microsecond }), "%+v", tc.tun)
+	}
+}
+
+// TestBusySpinEndsWhenTheClockStandsStill: a clock that does not move
+// while the worker spins (as in a synctest bubble) does not keep it
+// spinning for good: MaxSearchRounds rounds end the spin.
+func TestBusySpinEndsWhenTheClockStandsStill(t *testing.T) {
+	s, err := sleep.New(2, sleep.Tunables{SearchRounds: -1, BusySpin: time.Microsecond})
+	require.NoError(t, err)
+	sleep.SetClock(s, func() time.Duration { return 0 })
+	got := spinRounds(s, 2*sleep.MaxSearchRounds, func() {})
+	assert.Equal(t, sleep.MaxSearchRounds+1, got, "MaxSearchRounds rounds of spin, then the announcement")
+}
+
+// TestNewRejectsTooLongBusySpin: like SearchRounds, a spin longer than the
+// bound is refused at construction, naming the value and the bound.
+func TestNewRejectsTooLongBusySpin(t *testing.T) {
+	_, err := sleep.New(1, sleep.Tunables{BusySpin: sleep.MaxBusySpin + 1})
+	require.ErrorIs(t, err, sleep.ErrTunables)
+	assert.Contains(t, err.Error(), (sleep.MaxBusySpin + 1).String())
+	assert.Contains(t, err.Error(), sleep.MaxBusySpin.String())
+	for _, d := range []time.Duration{-1, 0, 1, sleep.MaxBusySpin} {
+		_, err := sleep.New(1, sleep.Tunables{BusySpin: d})
+		require.NoError(t, err, "BusySpin="+strconv.Itoa(int(d)))
+	}
+}
