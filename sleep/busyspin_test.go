@@ -122,3 +122,16 @@ func TestNewRejectsTooLongBusySpin(t *testing.T) {
 		require.NoError(t, err, "BusySpin="+strconv.Itoa(int(d)))
 	}
 }
+
+// TestNoBusySpinWhileAWakerWaitsForAProcessor: a worker that woke another
+// and handed it its processor (Handoff) waits for a processor itself; a
+// busy spin would keep one from it, so none starts while one waits.
+func TestNoBusySpinWhileAWakerWaitsForAProcessor(t *testing.T) {
+	const rounds = 4
+	s, err := sleep.New(2, sleep.Tunables{SearchRounds: rounds, BusySpin: sleep.MaxBusySpin})
+	require.NoError(t, err)
+	sleep.SetClock(s, func() time.Duration { return 0 })
+	sleep.HandingOff(1)
+	defer sleep.HandingOff(-1)
+	assert.Equal(t, rounds+1, spinRounds(s, 1000, func() {}))
+}

@@ -12,3 +12,6 @@ func SetTestHookBeforeSleep(f func()) (restore func()) {
 
 // SetClock replaces the clock s reads for the busy spin.
 func SetClock(s *Sleep, now func() time.Duration) { s.now = now }
+
+// HandingOff counts n more goroutines in Handoff's yield (n < 0: fewer).
+func HandingOff(n int32) { handingOff.Add(n) }

@@ -76,8 +76,9 @@ func (s *Sleep) NoWorkFound(idle *Idle, l *latch.Core) {
 }
 
 // keepSpinning reports whether a worker past its SearchRounds searches
-// on: while another worker is busy, and the search is not crowded, for
-// BusySpin from its first such round. It reads the clock on each of those
+// on: while another worker is busy, the search is not crowded, and no
+// goroutine waits in Handoff for a processor (the spin would keep this
+// one from it), for BusySpin from its first such round. It reads the clock on each of those
 // rounds only. A clock that does not move while the worker spins (a
 // synctest bubble's, whose time stands still until every goroutine
 // blocks) would keep it spinning for good, so MaxSearchRounds rounds end
@@ -95,8 +96,8 @@ func (s *Sleep) keepSpinning(idle *Idle) bool {
 	// protocol guarantees rests on it; that rests on the announcement and
 	// the final search that follow the spin (docs/sleep.md).
 	c := s.counters.load()
-	if c.inactive() >= len(s.workers) || c.awakeButIdle() > max(1, len(s.workers)/2) {
-		return false // no busy worker to hand out a fork, or crowded
+	if handingOff.Load() > 0 || c.inactive() >= len(s.workers) || c.awakeButIdle() > max(1, len(s.workers)/2) {
+		return false // a waker waits for a processor, no busy worker, or crowded
 	}
 	now := s.now()
 	if !idle.spun {

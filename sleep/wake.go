@@ -1,6 +1,9 @@
 package sleep
 
-import "runtime"
+import (
+	"runtime"
+	"sync/atomic"
+)
 
 // Quiet reports whether posting a job needs no action: no worker is
 // sleepy or asleep. It is NewJobs's fast path, one atomic load, for
@@ -68,7 +71,20 @@ func (s *Sleep) WakeWorker(i int) {
 // woken worker at once on our processor; the waker goes to the global run
 // queue, where the idle processor that the wake-up started finds it
 // without that sleep.
-func Handoff() { runtime.Gosched() }
+//
+// While the waker waits there for a processor, it is counted in
+// handingOff, so that a worker in its busy spin (which would keep its
+// processor from the waker for the whole spin) yields it instead.
+func Handoff() {
+	handingOff.Add(1)
+	runtime.Gosched()
+	handingOff.Add(-1)
+}
+
+// handingOff counts the goroutines in Handoff's yield, in every pool. The
+// count is a hint for the busy spin only (see NoWorkFound): a stale value
+// costs one yield too many or a spin round too long, nothing else.
+var handingOff atomic.Int32
 
 // WakeAll wakes every blocked worker, for example so that they see that the
 // pool is terminating; the caller makes that condition visible first.
