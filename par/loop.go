@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/weftrt/weft/internal/core"
 	"github.com/weftrt/weft/join"
@@ -48,7 +49,10 @@ type loop[K kernel[R], R any] struct {
 	combine func(a, b R) R // nil when R carries nothing
 	grain   int
 	minLen  int // no half shorter than this is split off (MinLen)
-	stop    atomic.Bool
+	step    int // a leaf asks between pieces this long (leaf.go)
+	// clock replaces the leaves' clock in tests (config.clock); nil in use.
+	clock func() time.Duration
+	stop  atomic.Bool
 	// ctx is the loop's context when it can be cancelled (else nil): a
 	// leaf also checks ctx.Done() itself, so that a cancellation stops new
 	// chunks at once, not only once the AfterFunc callback has run.
@@ -88,22 +92,12 @@ func split[K kernel[R], R any](w *scheduler.Worker, s span[K, R]) R {
 	return l.join(a, b)
 }
 
-// leaf runs one chunk unless the loop has stopped. A panicking chunk
-// raises the stop flag before the panic unwinds, so that the rest of the
-// loop starts no new chunk while join carries the panic to the caller.
-func (l *loop[K, R]) leaf(w *scheduler.Worker, lo, hi int) (r R) {
-	if l.halted() {
-		return r
+// now reads the leaves' clock, the probe's.
+func (l *loop[K, R]) now() time.Duration {
+	if l.clock != nil {
+		return l.clock()
 	}
-	done := false
-	defer func() {
-		if !done {
-			l.stop.Store(true)
-		}
-	}()
-	r = l.k.chunk(w, lo, hi)
-	done = true
-	return r
+	return sinceEpoch()
 }
 
 // halted reports whether the loop has stopped. It also looks at the
@@ -196,6 +190,8 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 		}
 		l.grain = cfg.grain(int(min(length(lo, hi), math.MaxInt)), w.Pool().Workers(), perElem)
 		l.minLen = cfg.minLen
+		l.step = cfg.step(l.grain, perElem)
+		l.clock = cfg.clock
 		rest := split(w, span[K, R]{l, next, hi})
 		if next == lo {
 			r = rest

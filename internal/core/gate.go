@@ -75,3 +75,29 @@ func (w *Worker) askForForks() {
 		}
 	}
 }
+
+// Asked reports whether another worker asked w for work since w's last
+// heartbeat check (the gate's request bit), and if so, whether some idle
+// worker is awake now, searching, rather than asleep. It is for a long
+// stretch of work with no join in it, a loop's chunk: the chunk asks
+// between its pieces and, when it is worth it, forks what it has left
+// (after CheckNextFork), so that an idle worker is fed before the chunk's
+// end. A searching worker takes the fork at once; one that asked and then
+// fell asleep costs a wake-up, tens of microseconds, which only a large
+// rest is worth.
+//
+// Owner-only. Both loads are hints and need no ordering: a request Asked
+// misses is still set at the next call, and the heartbeat check, not
+// Asked, clears it (takeRequests), so none is lost.
+func (w *Worker) Asked() (asked, awake bool) {
+	if atomic.LoadUint32(&w.gate)&gateWanted == 0 {
+		return false, false
+	}
+	inactive, sleeping := w.pool.sleep.Counts()
+	return true, inactive > sleeping
+}
+
+// CheckNextFork makes w's next fork run the heartbeat check, whatever the
+// countdown says: that check publishes the fork (or an older one) under
+// the heartbeat's rules, and answers a request. Owner-only.
+func (w *Worker) CheckNextFork() { w.beat = 1 }
