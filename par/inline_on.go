@@ -32,7 +32,7 @@ func startOn(ctx context.Context, p *scheduler.Pool, fn string, opts []Option) e
 	if len(opts) > 0 {
 		_ = applyOptions(opts)
 	}
-	if err := endedNow(ctx, nil); err != nil {
+	if err := ended(ctx, nil); err != nil {
 		return err
 	}
 	if p != nil && p.Closed() {
@@ -67,7 +67,7 @@ func rangeOn[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, h
 	}
 	if length(lo, hi) <= uint(inlineLen) {
 		r, err := inlineOn(k, lo, hi)
-		if err = endedNow(ctx, err); err != nil {
+		if err = ended(ctx, err); err != nil {
 			return zero, err
 		}
 		return r, nil
@@ -105,17 +105,7 @@ func longOnInfallible[K onKernel[R], R any](ctx context.Context, p *scheduler.Po
 	a := infallible[K, R]{k}
 	r, next, perElem := identity, lo, 0.0
 	if !cfg.setMin { // MinLen says the caller knows the work: no probe
-		var halted func() bool
-		if done := ctx.Done(); done != nil {
-			halted = func() bool {
-				select {
-				case <-done:
-					return true
-				default:
-					return false
-				}
-			}
-		}
+		halted := func() bool { return ctx.Err() != nil }
 		r, next, perElem = probeOnCaller(a, combine, lo, hi, cfg, halted)
 	}
 	if next < hi {
@@ -124,7 +114,7 @@ func longOnInfallible[K onKernel[R], R any](ctx context.Context, p *scheduler.Po
 			return zero, err
 		}
 	}
-	if err := endedNow(ctx, nil); err != nil {
+	if err := ended(ctx, nil); err != nil {
 		return zero, err
 	}
 	return r, nil
@@ -174,7 +164,7 @@ func longOn[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi
 			return zero, err
 		}
 	}
-	if err := endedNow(ctx, l.firstErr()); err != nil {
+	if err := ended(ctx, l.firstErr()); err != nil {
 		return zero, err
 	}
 	return r, nil
@@ -203,21 +193,6 @@ func shareRest[K kernel[R], R any](ctx context.Context, p *scheduler.Pool, r R, 
 		return l.join(r, rest), nil
 	default:
 		return combine(r, rest), nil
-	}
-}
-
-// endedNow is ended without ctx.Err, which takes a lock in a cancellable
-// context: a select on Done costs an atomic load once Done is made, and
-// nothing at all for a context that cannot be cancelled.
-func endedNow(ctx context.Context, err error) error {
-	if err != nil {
-		return err
-	}
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	default:
-		return nil
 	}
 }
 

@@ -108,13 +108,9 @@ func (l *loop[K, R]) halted() bool {
 	if l.stop.Load() {
 		return true
 	}
-	if l.ctx != nil {
-		select { // lock-free while Done is open; chunks are microseconds
-		case <-l.ctx.Done():
-			l.fail(context.Cause(l.ctx))
-			return true
-		default:
-		}
+	if l.ctx != nil && l.ctx.Err() != nil { // an atomic load (Go 1.26)
+		l.fail(context.Cause(l.ctx))
+		return true
 	}
 	return false
 }
@@ -158,7 +154,8 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 		if l == nil {
 			l = &loop[K, R]{k: k, combine: combine}
 		}
-		// A callback rather than a check per chunk: ctx.Err takes a lock.
+		// The callback stops the loop at once, the chunks running
+		// included (they look at the stop flag between their pieces).
 		// It captures a copy of l, so that l itself stays on the stack
 		// when ctx cannot be cancelled.
 		lc := l
