@@ -18,12 +18,12 @@ func init() {
 	})
 	Register(Contender{
 		Name: "weft", Role: result.Weft, Caps: Fork | Recommended | Submit | Resident,
-		Doc:   "a weft pool running the form docs/forks.md recommends: the hand-written kernel where the workload has one (join.Plain, then join.Call), else join.Call over the workload's closures; Pool.Spawn for jobs (unlimited door)",
+		Doc:   "a weft pool running the form docs/forks.md recommends: the hand-written kernel where the workload has one (join.Plain, then join.Call), else join.Call over the workload's closures (loops: par.ReduceRange with a closure over the body); Pool.Spawn for jobs (unlimited door)",
 		Start: func(n int) (Instance, error) { return StartWeft(n) },
 	})
 	Register(Contender{
 		Name: "weft-closures", Role: result.Weft, Caps: Fork | Closures,
-		Doc:   "a weft pool forking over the workload's closures (join.Call on them, as join.Join would run them), where weft runs a kernel: the closure form",
+		Doc:   "a weft pool forking over the workload's closures (join.Call on them, as join.Join would run them), where weft runs a kernel: the closure form (loops: the range halved by hand over join.Call, as the alternatives cut it)",
 		Start: func(n int) (Instance, error) { return StartWeft(n) },
 	})
 	Register(Contender{

@@ -55,6 +55,12 @@ type kernel struct {
 	// workload, which contender weft runs (weft-values, which would run
 	// the same, sits the workload out); weft-closures runs fork.
 	recommended bool
+	// par, if not nil, is the par loop a Go user writes for the workload,
+	// a closure over its data (docs/loops.md): contender weft runs it,
+	// weft-closures runs fork (the range split by hand over join.Call),
+	// and weft-values runs values (par's value form), if there is one.
+	// Its chunks are counted as values' are (valuesForks).
+	par func(*scheduler.Worker)
 	// coarse is the form the alternatives run instead of fork, where a
 	// goroutine per fork would bury the workload: it forks only near the
 	// root. nil: they run fork.
@@ -90,7 +96,7 @@ func (k *kernel) workload(name, doc string) *workload {
 				return true
 			}
 			if c.Can(contender.Fork) {
-				return !c.Can(contender.Closures) || k.values != nil && k.recommended
+				return !c.Can(contender.Closures) || k.values != nil && k.recommended || k.par != nil
 			}
 			return c.Can(contender.Kernel) && k.values != nil && !k.recommended
 		},
@@ -136,6 +142,9 @@ func (k *kernel) body(c contender.Contender, inst contender.Instance) (run func(
 	switch {
 	case c.Can(contender.Seq):
 		return func() error { k.seq(); return nil }, k.forks, nil, nil
+	case k.par != nil && c.Can(contender.Recommended):
+		kr, err := capability[contender.KernelRunner](c, inst)
+		return func() error { return kr.RunKernel(k.par) }, k.forks, k.valuesForks, err
 	case k.values != nil && (c.Can(contender.Kernel) || c.Can(contender.Recommended) && k.recommended):
 		kr, err := capability[contender.KernelRunner](c, inst)
 		return func() error { return kr.RunKernel(k.values) }, k.forks, k.valuesForks, err

@@ -10,10 +10,13 @@ import (
 )
 
 // loops is the parallel-loop suite: a kernel over an index range, run by
-// weft's par package (weft-values: par.ReduceRangeWith, which cuts the range
-// by timing it and splits on join) and by every other contender through a
-// two-way fork that halves the range into a fixed number of chunks per
-// worker (work.LoopFork), the way recursive-splitting libraries do.
+// weft's par package, which cuts the range by timing it and splits on join
+// (weft: par.ReduceRange with a closure around the kernel, as a user
+// writes it; weft-values: par.ReduceRangeWith, the kernel passed as the
+// loop's data), and by every other contender (weft-closures included)
+// through a two-way fork that halves the range into a fixed number of
+// chunks per worker (work.LoopFork), the way recursive-splitting libraries
+// do.
 var loops = Suite{
 	Name:      "loops",
 	BenchName: "Loops",
@@ -27,7 +30,7 @@ var loops = Suite{
 			loopKernel(s.LoopMandelbrot, work.MandelbrotImage(s.LoopMandelbrot)).workload("mandelbrot",
 				fmt.Sprintf("the rows of a %d-square Mandelbrot image, up to %d iterations a pixel: rows through the set cost a hundred times the others", s.LoopMandelbrot, work.MandelbrotIter)),
 			matMulNested(s.LoopMatMul).workload("matmul-nested",
-				fmt.Sprintf("a %d×%d matrix multiply, a loop over rows whose body loops over %d-column blocks: weft-values nests two par loops, the others cut the row loop", s.LoopMatMul, s.LoopMatMul, work.MatMulBlock)),
+				fmt.Sprintf("a %d×%d matrix multiply, a loop over rows whose body loops over %d-column blocks: weft nests two par loops, the others cut the row loop", s.LoopMatMul, s.LoopMatMul, work.MatMulBlock)),
 		}
 	},
 }
@@ -40,8 +43,8 @@ var loops = Suite{
 //
 // par cuts the range its own way, by timing its first pieces, into more
 // pieces than LoopFork (65 against 16 on one worker, over 10M uniform
-// indices), and not the same number every run: weft-values counts the
-// chunks it ran, and its CPU per fork is per chunk it cut (chunks − 1, as
+// indices), and not the same number every run: weft and weft-values count
+// the chunks they ran, and their CPU per fork is per chunk they cut (chunks − 1, as
 // a two-way split into m chunks makes m − 1 forks), not per LoopFork fork.
 func loopKernel(n int, k work.LoopKernel) *kernel {
 	var got float64
@@ -50,6 +53,10 @@ func loopKernel(n int, k work.LoopKernel) *kernel {
 	return &kernel{
 		seq:  func() { got = work.LoopSeq(n, k) },
 		fork: func(f work.Forker) { got = work.LoopFork(f, n, k) },
+		par: func(w *scheduler.Worker) {
+			chunks.Store(0)
+			got = work.LoopPar(w, n, counted)
+		},
 		values: func(w *scheduler.Worker) {
 			chunks.Store(0)
 			got = work.LoopParWith(w, n, counted)
@@ -62,8 +69,8 @@ func loopKernel(n int, k work.LoopKernel) *kernel {
 }
 
 // matMulNested multiplies two n×n matrices: the others cut the loop over
-// rows (work.LoopFork), each row's column blocks in turn; weft-values
-// runs work.MatMulNestedParCount, a par loop over the rows whose body is
+// rows (work.LoopFork), each row's column blocks in turn; weft runs
+// work.MatMulNestedParCount, a par loop over the rows whose body is
 // a par loop over the blocks, and counts the chunks both ran. The sums
 // of c are rounded to an integer to compare: each element of c comes out
 // the same in every form, but their sum is added in another order.
@@ -77,7 +84,7 @@ func matMulNested(n int) *kernel {
 	return &kernel{
 		seq:  func() { got = work.LoopSeq(n, rows) },
 		fork: func(f work.Forker) { got = work.LoopFork(f, n, rows) },
-		values: func(w *scheduler.Worker) {
+		par: func(w *scheduler.Worker) {
 			chunks.Store(0)
 			got = work.MatMulNestedParCount(w, a, m, c, &chunks)
 		},
