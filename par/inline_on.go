@@ -72,7 +72,11 @@ func rangeOn[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, h
 		}
 		return r, nil
 	}
-	cfg := newConfig(opts)
+	cfg := &defaultConfig
+	if len(opts) > 0 {
+		c := applyOptions(opts)
+		cfg = &c
+	}
 	if k.infallible() {
 		return longOnInfallible(ctx, p, lo, hi, cfg, identity, k, combine)
 	}
@@ -99,7 +103,7 @@ func inlineOn[K onKernel[R], R any](k K, lo, hi int) (r R, err error) {
 // goes to the pool (where run makes it as it splits), and a loop the
 // probe finishes on the caller allocates nothing of par's. Between the
 // probe's pieces it looks at ctx, as a split loop's leaves do.
-func longOnInfallible[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi int, cfg config, identity R,
+func longOnInfallible[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi int, cfg *config, identity R,
 	k K, combine func(a, b R) R) (R, error) {
 	var zero R
 	a := infallible[K, R]{k}
@@ -110,7 +114,7 @@ func longOnInfallible[K onKernel[R], R any](ctx context.Context, p *scheduler.Po
 	}
 	if next < hi {
 		var err error
-		if r, err = shareRest(ctx, p, r, lo, next, hi, cfg, perElem, a, combine, nil); err != nil {
+		if r, err = shareRest(ctx, p, r, lo, next, hi, *cfg, perElem, a, combine, nil); err != nil {
 			return zero, err
 		}
 	}
@@ -130,7 +134,7 @@ func (a infallible[K, R]) chunk(_ *scheduler.Worker, lo, hi int) R {
 }
 
 // probeOnCaller is probeHere for any kernel.
-func probeOnCaller[K kernel[R], R any](k K, combine func(a, b R) R, lo, hi int, cfg config, halted func() bool) (r R, next int, perElem float64) {
+func probeOnCaller[K kernel[R], R any](k K, combine func(a, b R) R, lo, hi int, cfg *config, halted func() bool) (r R, next int, perElem float64) {
 	done := false
 	defer func() {
 		if !done {
@@ -143,7 +147,7 @@ func probeOnCaller[K kernel[R], R any](k K, combine func(a, b R) R, lo, hi int, 
 }
 
 // longOn is rangeOn for a loop longer than the inline length.
-func longOn[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi int, cfg config, identity R,
+func longOn[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi int, cfg *config, identity R,
 	k K, combine func(a, b R) R) (R, error) {
 	var zero R
 	l := &loop[chunkFunc[R], R]{ctx: ctx, combine: combine}
@@ -160,7 +164,7 @@ func longOn[K onKernel[R], R any](ctx context.Context, p *scheduler.Pool, lo, hi
 	}
 	if next < hi {
 		var err error
-		if r, err = shareRest(ctx, p, r, lo, next, hi, cfg, perElem, l.k, combine, l); err != nil {
+		if r, err = shareRest(ctx, p, r, lo, next, hi, *cfg, perElem, l.k, combine, l); err != nil {
 			return zero, err
 		}
 	}
@@ -201,6 +205,6 @@ func shareRest[K kernel[R], R any](ctx context.Context, p *scheduler.Pool, r R, 
 // the pool does. It returns the pieces' combined result, where the rest
 // starts (hi if the probe ran it all, or the loop stopped) and the cost
 // per element it saw.
-func probeHere[R any](l *loop[chunkFunc[R], R], lo, hi int, cfg config) (r R, next int, perElem float64) {
+func probeHere[R any](l *loop[chunkFunc[R], R], lo, hi int, cfg *config) (r R, next int, perElem float64) {
 	return probeOnCaller(l.k, l.combine, lo, hi, cfg, l.halted)
 }

@@ -179,7 +179,7 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 		if l != nil {
 			halted = l.halted
 		}
-		r, next, perElem = probe(w, k, combine, lo, hi, cfg, halted)
+		r, next, perElem = probe(w, k, combine, lo, hi, &cfg, halted)
 	}
 	if next < hi {
 		if l == nil {

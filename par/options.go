@@ -76,6 +76,10 @@ func MaxLen(n int) Option {
 	return func(c *config) { c.maxLen = n }
 }
 
+// defaultConfig is the config of a loop without options. The On forms
+// pass it by pointer down their long path, which only reads it.
+var defaultConfig = config{minLen: 1, inlineLen: DefaultInlineLen}
+
 func newConfig(opts []Option) config {
 	if len(opts) == 0 {
 		// Apart from applyOptions, whose config escapes to the heap

@@ -58,9 +58,10 @@ const (
 // probe runs the first pieces of [lo, hi) on w (see above) and returns
 // their combined result, where the rest starts (hi when the probe ran it
 // all, or the loop stopped: halted, if not nil, said so after a piece) and
-// the cost per element it saw, in nanoseconds.
+// the cost per element it saw, in nanoseconds. It only reads cfg, which
+// may be the shared defaultConfig.
 func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
-	lo, hi int, cfg config, halted func() bool) (r R, next int, perElem float64) {
+	lo, hi int, cfg *config, halted func() bool) (r R, next int, perElem float64) {
 	// Lengths are uints (see length): the range may hold more than
 	// math.MaxInt elements.
 	n := length(lo, hi)
@@ -89,7 +90,7 @@ func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
 			// interrupted or missed every cache: a second opinion, before
 			// a loop of cheap elements is shared for it.
 			var again float64
-			r, lo, again = probeAgain(w, k, combine, r, lo, &cfg)
+			r, lo, again = probeAgain(w, k, combine, r, lo, cfg)
 			perElem = min(perElem, again)
 			if lo == hi || (halted != nil && halted()) {
 				return r, hi, 0
