@@ -1,11 +1,12 @@
 package par
 
 import (
+	"math"
+	"time"
+
 	"github.com/weftrt/weft/internal/core"
 	"github.com/weftrt/weft/join"
 	"github.com/weftrt/weft/scheduler"
-	"math"
-	"time"
 )
 
 // A leaf is a range that split no longer halves: one chunk, as long as the
@@ -47,9 +48,9 @@ func (c config) step(grain int, perElem float64) int {
 }
 
 // leaf runs one chunk, [lo, hi), unless the loop has stopped, in pieces of
-// the loop's step (see above). A panicking chunk raises the stop flag before the
-// panic unwinds, so that the rest of the loop starts no new chunk while
-// join carries the panic to the caller.
+// the loop's step (see above). A panicking chunk raises the stop flag
+// before the panic unwinds, so that the rest of the loop starts no new
+// chunk while join carries the panic to the caller.
 func (l *loop[K, R]) leaf(w *scheduler.Worker, lo, hi int) (r R) {
 	if l.halted() {
 		return r
@@ -71,7 +72,7 @@ func (l *loop[K, R]) pieces(w *scheduler.Worker, lo, hi int) R {
 	step := uint(max(l.step, 1))
 	end := int(uint(lo) + min(step, length(lo, hi)))
 	r := l.k.chunk(w, lo, end)
-	q := request{seen: -1}
+	var q request
 	for lo = end; lo < hi; lo = end {
 		if l.stop.Load() {
 			return r
@@ -86,17 +87,18 @@ func (l *loop[K, R]) pieces(w *scheduler.Worker, lo, hi int) R {
 	return r
 }
 
-// request is where and when a leaf first saw a request for work that
-// only sleeping workers could answer (seen is -1 until then).
+// request is whether, where and when a leaf first saw a request for work
+// that only sleeping workers could answer.
 type request struct {
-	seen  int
+	seen  bool
+	at    int
 	since time.Duration
 }
 
 // answer reports whether a leaf at lo, with rest elements left, splits
 // them for an idle worker: one asked, and it is searching (a steal costs
 // a microsecond), or every idle worker sleeps and the rest, at the cost
-// per element timed since q.seen, holds leafMaxWork or more (waking one
+// per element timed since q.at, holds leafMaxWork or more (waking one
 // costs tens of microseconds). With no request it costs one load; with one
 // only sleepers can answer, a clock read.
 func (l *loop[K, R]) answer(w *scheduler.Worker, q *request, lo int, rest uint) bool {
@@ -108,11 +110,11 @@ func (l *loop[K, R]) answer(w *scheduler.Worker, q *request, lo int, rest uint) 
 		return true
 	}
 	now := l.now()
-	if q.seen < 0 {
-		q.seen, q.since = lo, now
+	if !q.seen {
+		*q = request{seen: true, at: lo, since: now}
 		return false
 	}
-	return float64(now-q.since)/float64(lo-q.seen)*float64(rest) >= float64(leafMaxWork)
+	return float64(now-q.since)/float64(length(q.at, lo))*float64(rest) >= float64(leafMaxWork)
 }
 
 // splitRest runs [lo, hi), what a leaf has left, as two halves joined with

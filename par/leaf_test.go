@@ -20,11 +20,12 @@ import (
 type recorder struct {
 	mu     *sync.Mutex
 	chunks *[][2]int
-	before func(w *scheduler.Worker) // runs before the chunk at 0, if set
+	start  int
+	before func(w *scheduler.Worker) // runs before the chunk at start, if set
 }
 
 func (r recorder) chunk(w *scheduler.Worker, lo, hi int) none {
-	if lo == 0 && r.before != nil {
+	if lo == r.start && r.before != nil {
 		r.before(w)
 	}
 	r.mu.Lock()
@@ -37,18 +38,19 @@ func (r recorder) chunk(w *scheduler.Worker, lo, hi int) none {
 // calling before with the first piece's worker before that piece runs,
 // and returns the chunks the kernel saw, sorted.
 func runLeaf(t *testing.T, p *scheduler.Pool, n, step int, before func(w *scheduler.Worker)) [][2]int {
-	return runLeafClock(t, p, n, step, before, nil)
+	return runLeafClock(t, p, 0, n, step, before, nil)
 }
 
-// runLeafClock is runLeaf with the leaf reading clock (nil: the real one).
-func runLeafClock(t *testing.T, p *scheduler.Pool, n, step int, before func(w *scheduler.Worker),
+// runLeafClock is runLeaf over [lo, lo+n), with the leaf reading clock
+// (nil: the real one).
+func runLeafClock(t *testing.T, p *scheduler.Pool, lo, n, step int, before func(w *scheduler.Worker),
 	clock func() time.Duration) [][2]int {
 	var mu sync.Mutex
 	var chunks [][2]int
 	err := p.Run(context.Background(), func(w *scheduler.Worker) error {
-		k := recorder{&mu, &chunks, before}
+		k := recorder{&mu, &chunks, lo, before}
 		l := &loop[recorder, none]{k: k, grain: n, step: step, minLen: 1, clock: clock}
-		split(w, span[recorder, none]{l, 0, n})
+		split(w, span[recorder, none]{l, lo, lo + n})
 		return nil
 	})
 	require.NoError(t, err)
@@ -89,13 +91,18 @@ func untilTheOtherSleepsAfterAsking(t *testing.T, p *scheduler.Pool) {
 
 // requireCover fails t unless chunks, sorted, cover [0, n) once each.
 func requireCover(t *testing.T, chunks [][2]int, n int) {
-	next := 0
+	requireCoverFrom(t, chunks, 0, n)
+}
+
+// requireCoverFrom is requireCover for [lo, lo+n).
+func requireCoverFrom(t *testing.T, chunks [][2]int, lo, n int) {
+	next := lo
 	for _, c := range chunks {
 		require.Equal(t, next, c[0], "chunks %v", chunks)
 		require.Less(t, c[0], c[1], "chunks %v", chunks)
 		next = c[1]
 	}
-	require.Equal(t, n, next, "chunks %v", chunks)
+	require.Equal(t, lo+n, next, "chunks %v", chunks)
 }
 
 // A leaf that no worker asks from runs in pieces of the loop's step, in
@@ -141,28 +148,35 @@ func TestALeafSplitsTheRestForAWorkerThatSearches(t *testing.T) {
 // seen, is worth a wake-up: with a clock that gains a millisecond a read,
 // the leaf sees the request after its first piece, times its second, and
 // splits the rest, [8, 66), at 37; with a clock that stands still, the
-// rest costs nothing, and the leaf runs in pieces to its end.
+// rest costs nothing, and the leaf runs in pieces to its end. The same
+// holds over negative indices.
 func TestALeafWakesASleeperOnlyForWorkWorthTheWakeUp(t *testing.T) {
 	const n, step = 66, 4
 	for _, c := range []struct {
 		name  string
+		lo    int
 		tick  time.Duration
 		split bool
-	}{{"worth", time.Millisecond, true}, {"not-worth", 0, false}} {
+	}{
+		{"worth", 0, time.Millisecond, true},
+		{"not-worth", 0, 0, false},
+		{"worth-negative", -1000, time.Millisecond, true},
+		{"not-worth-negative", -1000, 0, false},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := scheduler.New(scheduler.WithWorkers(2))
 			require.NoError(t, err)
 			defer p.Close()
 			var now atomic.Int64
 			clock := func() time.Duration { return time.Duration(now.Add(int64(c.tick))) }
-			chunks := runLeafClock(t, p, n, step, func(*scheduler.Worker) { untilTheOtherSleepsAfterAsking(t, p) }, clock)
-			requireCover(t, chunks, n)
-			mid := 2*step + (n-2*step)/2
+			chunks := runLeafClock(t, p, c.lo, n, step, func(*scheduler.Worker) { untilTheOtherSleepsAfterAsking(t, p) }, clock)
+			requireCoverFrom(t, chunks, c.lo, n)
+			mid := c.lo + 2*step + (n-2*step)/2
 			require.Equal(t, c.split, slices.ContainsFunc(chunks, func(ch [2]int) bool { return ch[0] == mid }),
 				"split at %d: chunks %v", mid, chunks)
 			if !c.split {
 				for _, ch := range chunks {
-					require.Zero(t, ch[0]%step, "chunks %v", chunks)
+					require.Zero(t, (ch[0]-c.lo)%step, "chunks %v", chunks)
 				}
 			}
 		})
