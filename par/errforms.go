@@ -20,6 +20,8 @@ import (
 // ctx as ForErr does.
 func ForEachErr[T any](ctx context.Context, w *scheduler.Worker, xs []T, body func(i int, x *T) error, opts ...Option) error {
 	checkFunc(body == nil, "ForEachErr", "body")
+	checkWorker(w)
+	checkCtx(ctx, "ForEachErr")
 	return ForErr(ctx, w, len(xs), func(i int) error { return body(i, &xs[i]) }, opts...)
 }
 
@@ -52,14 +54,12 @@ func MapErrOn[T, U any](ctx context.Context, p *scheduler.Pool, xs []T, f func(x
 // ReduceRangeErr is ReduceRange for a chunk that can fail: after the first
 // error (or once ctx ends) no new chunk starts, and it returns R's zero
 // value and that error (or ctx's cause), once the running chunks have
-// returned. A nil ctx never cancels.
+// returned.
 func ReduceRangeErr[R any](ctx context.Context, w *scheduler.Worker, lo, hi int, identity R, chunk func(w *scheduler.Worker, lo, hi int) (R, error), combine func(a, b R) R, opts ...Option) (R, error) {
 	checkFunc(chunk == nil, "ReduceRangeErr", "chunk")
 	checkFunc(combine == nil, "ReduceRangeErr", "combine")
 	checkWorker(w)
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	checkCtx(ctx, "ReduceRangeErr")
 	cfg := newConfig(opts) // first: bad options panic even for an empty range
 	var zero R
 	r, err := identity, error(nil)
@@ -104,6 +104,8 @@ func ReduceRangeErrOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int,
 func MapReduceErr[T, R any](ctx context.Context, w *scheduler.Worker, xs []T, identity R, f func(x T) (R, error), combine func(a, b R) R, opts ...Option) (R, error) {
 	checkFunc(f == nil, "MapReduceErr", "f")
 	checkFunc(combine == nil, "MapReduceErr", "combine")
+	checkWorker(w)
+	checkCtx(ctx, "MapReduceErr")
 	return ReduceRangeErr(ctx, w, 0, len(xs), identity, foldMapErr(xs, identity, f, combine), combine, opts...)
 }
 

@@ -97,14 +97,11 @@ func (e each[T]) chunk(_ *scheduler.Worker, lo, hi int) none {
 // the chunks already running and returns that error (or the context's
 // cause). A ctx that ends at any time before ForRangeErr returns is
 // reported, even in the last chunk, when no chunk is left to stop, and
-// for an empty range; an error of body's recorded first wins. A nil ctx
-// never cancels.
+// for an empty range; an error of body's recorded first wins.
 func ForRangeErr(ctx context.Context, w *scheduler.Worker, lo, hi int, body func(w *scheduler.Worker, lo, hi int) error, opts ...Option) error {
 	checkFunc(body == nil, "ForRangeErr", "body")
 	checkWorker(w)
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	checkCtx(ctx, "ForRangeErr")
 	cfg := newConfig(opts) // first: bad options panic even for an empty range
 	if hi <= lo {
 		return ended(ctx, nil)
@@ -134,9 +131,7 @@ func ForRangeErr(ctx context.Context, w *scheduler.Worker, lo, hi int, body func
 func ForErr(ctx context.Context, w *scheduler.Worker, n int, body func(i int) error, opts ...Option) error {
 	checkFunc(body == nil, "ForErr", "body")
 	checkWorker(w)
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	checkCtx(ctx, "ForErr")
 	cfg := newConfig(opts)
 	if n <= cfg.inlineLen {
 		if n <= 0 {

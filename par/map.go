@@ -46,6 +46,8 @@ func (m mapping[T, U]) chunk(_ *scheduler.Worker, lo, hi int) none {
 // that ends before MapErr returns, even in the last chunk, is reported.
 func MapErr[T, U any](ctx context.Context, w *scheduler.Worker, xs []T, f func(x T) (U, error), opts ...Option) ([]U, error) {
 	checkFunc(f == nil, "MapErr", "f")
+	checkWorker(w)
+	checkCtx(ctx, "MapErr")
 	return mapErr(xs, f, func(n int, body func(i int) error) error { return ForErr(ctx, w, n, body, opts...) })
 }
 

@@ -47,6 +47,43 @@ func TestOnFormsNilContext(t *testing.T) {
 	}
 }
 
+// TestTaskErrFormsNilContext: the task forms that take a context refuse a
+// nil one as the On forms do, naming themselves, before anything runs.
+// They used to read it as context.Background, while the package doc said
+// that a nil context panics in every form.
+func TestTaskErrFormsNilContext(t *testing.T) {
+	p, err := scheduler.New(scheduler.WithWorkers(2))
+	require.NoError(t, err)
+	defer p.Close()
+	xs := seqOf(1000)
+	add := func(a, b int) int { return a + b }
+	var nilCtx context.Context
+	require.NoError(t, p.Run(context.Background(), func(w *scheduler.Worker) error {
+		ran := false
+		for name, call := range map[string]func(){
+			"ForErr": func() { _ = par.ForErr(nilCtx, w, 1000, func(int) error { ran = true; return nil }) },
+			"ForRangeErr": func() {
+				_ = par.ForRangeErr(nilCtx, w, 0, 10, func(*scheduler.Worker, int, int) error { ran = true; return nil })
+			},
+			"ForEachErr": func() { _ = par.ForEachErr(nilCtx, w, xs, func(int, *int) error { ran = true; return nil }) },
+			"MapErr":     func() { _, _ = par.MapErr(nilCtx, w, xs, func(x int) (int, error) { ran = true; return x, nil }) },
+			"ReduceRangeErr": func() {
+				_, _ = par.ReduceRangeErr(nilCtx, w, 0, 1000, 0, func(*scheduler.Worker, int, int) (int, error) { ran = true; return 0, nil }, add)
+			},
+			"MapReduceErr": func() {
+				_, _ = par.MapReduceErr(nilCtx, w, xs, 0, func(x int) (int, error) { ran = true; return x, nil }, add)
+			},
+			"ForEachSeqErr": func() {
+				_ = par.ForEachSeqErr(nilCtx, w, slices.Values(xs), func(int) error { ran = true; return nil })
+			},
+		} {
+			assert.PanicsWithValue(t, "weft/par: "+name+" with a nil context: pass context.Background() or context.TODO()", call, name)
+			assert.False(t, ran, "%s ran its body with a nil context", name)
+		}
+		return nil
+	}))
+}
+
 // TestOnFormsNilFunctions: the task forms refuse a nil function with
 // a message naming it (TestNilFunctionPanics); the On forms let it through
 // to a chunk, where it fails as a nil-pointer dereference on some worker

@@ -74,14 +74,12 @@ type pair[K, V any] struct {
 // and the pulling stops at the next item once the item has failed. A ctx
 // that ends at any time before ForEachSeqErr returns is reported, even in
 // the last batch; with ctx already ended it returns the context's cause
-// without calling seq. A nil ctx never cancels.
+// without calling seq.
 func ForEachSeqErr[T any](ctx context.Context, w *scheduler.Worker, seq iter.Seq[T], body func(x T) error, opts ...Option) error {
 	checkFunc(seq == nil, "ForEachSeqErr", "seq")
 	checkFunc(body == nil, "ForEachSeqErr", "body")
 	checkWorker(w)
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	checkCtx(ctx, "ForEachSeqErr")
 	cfg := newConfig(opts) // first: bad options panic even with ctx ended
 	if ctx.Err() != nil {
 		return context.Cause(ctx) // before seq is called: it yields nothing
