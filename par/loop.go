@@ -93,12 +93,7 @@ func split[K kernel[R], R any](w *scheduler.Worker, s span[K, R]) R {
 }
 
 // now reads the leaves' clock, the probe's.
-func (l *loop[K, R]) now() time.Duration {
-	if l.clock != nil {
-		return l.clock()
-	}
-	return sinceEpoch()
-}
+func (l *loop[K, R]) now() time.Duration { return readClock(l.clock) }
 
 // halted reports whether the loop has stopped. It also looks at the
 // loop's context itself, and stops the loop with the context's cause if it

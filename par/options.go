@@ -30,9 +30,12 @@ type config struct {
 }
 
 // now reads the probe's clock.
-func (c *config) now() time.Duration {
-	if c.clock != nil {
-		return c.clock()
+func (c *config) now() time.Duration { return readClock(c.clock) }
+
+// readClock reads clock, or the monotonic clock (sinceEpoch) if it is nil.
+func readClock(clock func() time.Duration) time.Duration {
+	if clock != nil {
+		return clock()
 	}
 	return sinceEpoch()
 }
@@ -85,13 +88,13 @@ func newConfig(opts []Option) config {
 		// Apart from applyOptions, whose config escapes to the heap
 		// through the option calls: a loop without options allocates
 		// no config.
-		return config{minLen: 1, inlineLen: DefaultInlineLen}
+		return defaultConfig
 	}
 	return applyOptions(opts)
 }
 
 func applyOptions(opts []Option) config {
-	c := config{minLen: 1, inlineLen: DefaultInlineLen}
+	c := defaultConfig
 	for i, o := range opts {
 		if o == nil {
 			panic("weft/par: option " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(opts)) + " is nil: want an Option such as MinLen(n) or MaxLen(n)")
