@@ -41,17 +41,25 @@ func (s *scriptedSource) Poll(ctx context.Context, _ int) ([]intake.Task, error)
 // the next poll begin; that poll answers B only once A's line is gone.
 func TestKeyFenceHoldsBackOlderPolls(t *testing.T) {
 	log := &eventLog{}
-	polled := make(chan struct{}) // the poll that brings B has begun
+	polling := make(chan struct{}) // the poll the Pause ends has begun
+	polled := make(chan struct{})  // the poll that brings B has begun
 	var w *intake.Worker
 	h := &lineTask{id: "H", key: "k", log: log}
 	a := &lineTask{id: "A", key: "k", log: log, onNack: func() {
 		w.Resume()
-		<-polled
+		select {
+		case <-polled:
+		case <-t.Context().Done(): // the test failed: let its cleanup close w
+		}
 	}}
 	b := &lineTask{id: "B", key: "k", log: log}
 	src := &scriptedSource{polls: []func(context.Context) ([]intake.Task, error){
 		func(context.Context) ([]intake.Task, error) { return []intake.Task{h, a}, nil },
-		func(ctx context.Context) ([]intake.Task, error) { <-ctx.Done(); return nil, ctx.Err() }, // ended by the Pause
+		func(ctx context.Context) ([]intake.Task, error) { // ended by the Pause
+			close(polling)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
 		func(ctx context.Context) ([]intake.Task, error) {
 			close(polled)
 			// A condition, not a clock: A's line is gone once its
@@ -65,7 +73,17 @@ func TestKeyFenceHoldsBackOlderPolls(t *testing.T) {
 			return []intake.Task{b}, nil
 		},
 	}}
-	ev := pauseWhileHRuns(t, src, log, &w)
+	// The pause comes once A waits behind H and the second poll is out:
+	// a pause before either hands A back from the poller, whose next
+	// poll A's Nack would wait for.
+	ev := pauseWhileHRuns(t, src, log, &w, func() bool {
+		select {
+		case <-polling:
+			return intake.KeyLineLen(w, "k") == 2
+		default:
+			return false
+		}
+	})
 	require.Equal(t, []string{"run H", "returned A", "returned B"}, ev,
 		"B, polled before A was back, ran ahead of it")
 }

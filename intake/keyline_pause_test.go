@@ -71,15 +71,19 @@ func TestPauseHandsBackTheWholeKeyLine(t *testing.T) {
 	for _, task := range []intake.Task{h, a, b} {
 		src.put(task)
 	}
-	ev := pauseWhileHRuns(t, src, log, &w)
+	// The pause comes once A and B wait behind H.
+	ev := pauseWhileHRuns(t, src, log, &w, func() bool { return intake.KeyLineLen(w, "k") == 3 })
 	require.Equal(t, []string{"run H", "returned A", "returned B"}, ev, "B ran before A, handed back ahead of it")
 }
 
 // pauseWhileHRuns starts *w, one poller over src, whose handler logs its
 // runs and holds task H until the worker has been paused; then it waits
 // until task B has settled, shuts *w down, and returns the log, less H's
-// ack (settled on a goroutine of its own, at any point).
-func pauseWhileHRuns(t *testing.T, src intake.Source, log *eventLog, w **intake.Worker) []string {
+// ack (settled on a goroutine of its own, at any point). The pause comes
+// once ready reports the interleaving the test is about: H starts before
+// the poller has taken in the rest of its poll, and a pause before that
+// hands them back from the poller itself.
+func pauseWhileHRuns(t *testing.T, src intake.Source, log *eventLog, w **intake.Worker, ready func() bool) []string {
 	t.Helper()
 	started, release := make(chan struct{}), make(chan struct{})
 	*w = newWorker(t, intake.Config{
@@ -97,6 +101,7 @@ func pauseWhileHRuns(t *testing.T, src intake.Source, log *eventLog, w **intake.
 		},
 	})
 	<-started
+	eventually(t, 10*time.Second, ready, "the state to pause in")
 	(*w).Pause()
 	close(release)
 	eventually(t, 10*time.Second, func() bool {
