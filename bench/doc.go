@@ -15,6 +15,7 @@
 //	BenchmarkLoops/matmul-256-nested/{sequential,goroutines,errgroup,dynamic,weft,weft-on}
 //	BenchmarkLoops/uniform-400k/{weft-spin,weft-on-spin} (sleep.Tunables.BusySpin 25 µs)
 //	BenchmarkLoops/{tiny-16,tiny-1000}/weft-values (par.ReduceRangeWith: the data as a value, no closure to allocate)
+//	BenchmarkLoops/{tiny-16,tiny-1000}/weft-on-values (par.ReduceRangeWithOn: the same from outside the pool)
 //	BenchmarkLoops/matmul-512/{sequential,goroutines,errgroup,weft}
 //	BenchmarkIdle/{no-pool,weft}
 //	BenchmarkTick/{baseline,goroutine,weft}

@@ -31,10 +31,10 @@ type loopCase struct {
 // worker, the loop started from inside a task; weft-on starts it from
 // outside with par.ReduceRangeOn, which runs a loop too small to share on
 // the calling goroutine and enters the pool with the rest). The
-// tiny loops also run weft-values (par.ReduceRangeWith, the kernel passed
-// as the loop's data): weft's closure captures the kernel, as a user's
-// body captures its data, and Go allocates such a closure on the heap
-// because a thief may run it.
+// tiny loops also run weft-values and weft-on-values (par.ReduceRangeWith
+// and par.ReduceRangeWithOn, the kernel passed as the loop's data):
+// weft's closure captures the kernel, as a user's body captures its data,
+// and Go allocates such a closure on the heap because a thief may run it.
 // conc's iter is in the bench/contenders module (BenchmarkLoops there).
 func BenchmarkLoops(b *testing.B) {
 	cases := []loopCase{
@@ -94,6 +94,18 @@ func loopContenders(b *testing.B, c loopCase) {
 		})
 	}
 	b.Run("weft-on", func(b *testing.B) { weftOn(b, newPool(b)) })
+	if c.tiny {
+		b.Run("weft-on-values", func(b *testing.B) {
+			p := newPool(b)
+			run(b, func() float64 {
+				s, err := work.LoopParWithOn(b.Context(), p, c.n, c.k)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return s
+			})
+		})
+	}
 	if c.spin {
 		spinning := func(b *testing.B) *scheduler.Pool {
 			return newPool(b, scheduler.WithSleep(sleep.Tunables{BusySpin: 25 * time.Microsecond}))

@@ -93,6 +93,13 @@ func TestCancelInLastChunkIsReported(t *testing.T) {
 		"ForEachSeqErrOn": func(ctx context.Context, n int, last func(int), opts []par.Option) error {
 			return par.ForEachSeqErrOn(ctx, p, slices.Values(seqOf(n)), func(x int) error { last(x); return nil }, opts...)
 		},
+		"ForRangeWithOn": func(ctx context.Context, n int, last func(int), opts []par.Option) error {
+			return par.ForRangeWithOn(ctx, p, last, 0, n, func(last func(int), lo, hi int) { last(hi - 1) }, opts...)
+		},
+		"ReduceRangeWithOn": func(ctx context.Context, n int, last func(int), opts []par.Option) error {
+			_, err := par.ReduceRangeWithOn(ctx, p, last, 0, n, 0, func(last func(int), lo, hi int) int { last(hi - 1); return hi - lo }, add, opts...)
+			return err
+		},
 	}
 	loops := []struct {
 		name string

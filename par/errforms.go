@@ -28,11 +28,7 @@ func ForEachErr[T any](ctx context.Context, w *scheduler.Worker, xs []T, body fu
 // ForErrOn is ForErr from outside the pool.
 func ForErrOn(ctx context.Context, p *scheduler.Pool, n int, body func(i int) error, opts ...Option) error {
 	checkFunc(body == nil, "ForErrOn", "body")
-	err := startOn(ctx, p, "ForErrOn", opts)
-	if err != nil {
-		return err
-	}
-	_, err = rangeOn(ctx, p, 0, n, opts, none{}, indexErrBody(body), nil)
+	_, err := rangeOn(ctx, p, "ForErrOn", 0, n, opts, none{}, indexErrBody(body), nil)
 	return err
 }
 
@@ -91,12 +87,7 @@ func ReduceRangeErr[R any](ctx context.Context, w *scheduler.Worker, lo, hi int,
 func ReduceRangeErrOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, identity R, chunk func(lo, hi int) (R, error), combine func(a, b R) R, opts ...Option) (R, error) {
 	checkFunc(chunk == nil, "ReduceRangeErrOn", "chunk")
 	checkFunc(combine == nil, "ReduceRangeErrOn", "combine")
-	err := startOn(ctx, p, "ReduceRangeErrOn", opts)
-	if err != nil {
-		var zero R
-		return zero, err
-	}
-	return rangeOn(ctx, p, lo, hi, opts, identity, reduceErrChunk[R](chunk), combine)
+	return rangeOn(ctx, p, "ReduceRangeErrOn", lo, hi, opts, identity, reduceErrChunk[R](chunk), combine)
 }
 
 // MapReduceErr is MapReduce for an f that can fail, stopping and

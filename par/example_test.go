@@ -274,3 +274,34 @@ func ExampleForRangeWith() {
 	fmt.Println(xs)
 	// Output: [10 20 30 40]
 }
+
+// ReduceRangeWithOn is the value form from outside the pool: a loop this
+// short runs on the calling goroutine, and with a chunk that captures
+// nothing it allocates nothing, which makes it the form for small loops
+// that a request handler runs many times.
+func ExampleReduceRangeWithOn() {
+	type vec struct{ a, b []float64 }
+	dot := func(v vec, lo, hi int) float64 {
+		var s float64
+		for i := lo; i < hi; i++ {
+			s += v.a[i] * v.b[i]
+		}
+		return s
+	}
+	v := vec{a: []float64{1, 2, 3}, b: []float64{4, 5, 6}}
+	s, err := par.ReduceRangeWithOn(context.Background(), nil, v, 0, len(v.a), 0, dot, func(x, y float64) float64 { return x + y })
+	fmt.Println(s, err)
+	// Output: 32 <nil>
+}
+
+// ForRangeWithOn is ForRangeOn with the data as a value.
+func ExampleForRangeWithOn() {
+	xs := []int{1, 2, 3, 4}
+	err := par.ForRangeWithOn(context.Background(), nil, xs, 0, len(xs), func(xs []int, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			xs[i] *= 10
+		}
+	})
+	fmt.Println(xs, err)
+	// Output: [10 20 30 40] <nil>
+}

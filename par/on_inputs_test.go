@@ -41,6 +41,10 @@ func TestOnFormsNilContext(t *testing.T) {
 		"ForEachSeqErrOn": func() {
 			_ = par.ForEachSeqErrOn(nilCtx, p, slices.Values(xs), func(int) error { ran = true; return nil })
 		},
+		"ForRangeWithOn": func() { _ = par.ForRangeWithOn(nilCtx, p, xs, 0, 10, func([]int, int, int) { ran = true }) },
+		"ReduceRangeWithOn": func() {
+			_, _ = par.ReduceRangeWithOn(nilCtx, p, xs, 0, 10, 0, func([]int, int, int) int { ran = true; return 0 }, add)
+		},
 	} {
 		assert.PanicsWithValue(t, "weft/par: "+name+" with a nil context: pass context.Background() or context.TODO()", call, name)
 		assert.False(t, ran, "%s ran its body with a nil context", name)

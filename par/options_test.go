@@ -123,6 +123,12 @@ func TestMinLenOverMaxLenPanics(t *testing.T) {
 		{"ForEachSeqErrOn", true, func(_ *scheduler.Worker, n int, ran func(), opts []par.Option) {
 			_ = par.ForEachSeqErrOn(ctx, p, slices.Values(seqOf(n)), func(int) error { ran(); return nil }, opts...)
 		}},
+		{"ForRangeWithOn", true, func(_ *scheduler.Worker, n int, ran func(), opts []par.Option) {
+			_ = par.ForRangeWithOn(ctx, p, ran, 0, n, func(ran func(), _, _ int) { ran() }, opts...)
+		}},
+		{"ReduceRangeWithOn", true, func(_ *scheduler.Worker, n int, ran func(), opts []par.Option) {
+			_, _ = par.ReduceRangeWithOn(ctx, p, ran, 0, n, 0, func(ran func(), _, _ int) int { ran(); return 0 }, add, opts...)
+		}},
 	}
 	orders := map[string][]par.Option{
 		"MinLen first": {par.MinLen(50), par.MaxLen(5)},

@@ -26,44 +26,28 @@ import (
 // that together cover [lo, hi).
 func ForRangeOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func(lo, hi int), opts ...Option) error {
 	checkFunc(body == nil, "ForRangeOn", "body")
-	err := startOn(ctx, p, "ForRangeOn", opts)
-	if err != nil {
-		return err
-	}
-	_, err = rangeOn(ctx, p, lo, hi, opts, none{}, rangeBody(body), nil)
+	_, err := rangeOn(ctx, p, "ForRangeOn", lo, hi, opts, none{}, rangeBody(body), nil)
 	return err
 }
 
 // ForRangeErrOn is ForRangeErr from outside the pool.
 func ForRangeErrOn(ctx context.Context, p *scheduler.Pool, lo, hi int, body func(lo, hi int) error, opts ...Option) error {
 	checkFunc(body == nil, "ForRangeErrOn", "body")
-	err := startOn(ctx, p, "ForRangeErrOn", opts)
-	if err != nil {
-		return err
-	}
-	_, err = rangeOn(ctx, p, lo, hi, opts, none{}, rangeErrBody(body), nil)
+	_, err := rangeOn(ctx, p, "ForRangeErrOn", lo, hi, opts, none{}, rangeErrBody(body), nil)
 	return err
 }
 
 // ForOn is For from outside the pool.
 func ForOn(ctx context.Context, p *scheduler.Pool, n int, body func(i int), opts ...Option) error {
 	checkFunc(body == nil, "ForOn", "body")
-	err := startOn(ctx, p, "ForOn", opts)
-	if err != nil {
-		return err
-	}
-	_, err = rangeOn(ctx, p, 0, n, opts, none{}, indexBody(body), nil)
+	_, err := rangeOn(ctx, p, "ForOn", 0, n, opts, none{}, indexBody(body), nil)
 	return err
 }
 
 // ForEachOn is ForEach from outside the pool.
 func ForEachOn[T any](ctx context.Context, p *scheduler.Pool, xs []T, body func(i int, x *T), opts ...Option) error {
 	checkFunc(body == nil, "ForEachOn", "body")
-	err := startOn(ctx, p, "ForEachOn", opts)
-	if err != nil {
-		return err
-	}
-	_, err = rangeOn(ctx, p, 0, len(xs), opts, none{}, eachBody[T]{xs, body}, nil)
+	_, err := rangeOn(ctx, p, "ForEachOn", 0, len(xs), opts, none{}, eachBody[T]{xs, body}, nil)
 	return err
 }
 
@@ -71,12 +55,8 @@ func ForEachOn[T any](ctx context.Context, p *scheduler.Pool, xs []T, body func(
 // loop did not finish.
 func MapOn[T, U any](ctx context.Context, p *scheduler.Pool, xs []T, f func(x T) U, opts ...Option) ([]U, error) {
 	checkFunc(f == nil, "MapOn", "f")
-	err := startOn(ctx, p, "MapOn", opts)
-	if err != nil {
-		return nil, err
-	}
 	out := make([]U, len(xs))
-	_, err = rangeOn(ctx, p, 0, len(xs), opts, none{}, mapBody[T, U]{xs, out, f}, nil)
+	_, err := rangeOn(ctx, p, "MapOn", 0, len(xs), opts, none{}, mapBody[T, U]{xs, out, f}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -89,24 +69,14 @@ func MapOn[T, U any](ctx context.Context, p *scheduler.Pool, xs []T, f func(x T)
 func ReduceRangeOn[R any](ctx context.Context, p *scheduler.Pool, lo, hi int, identity R, chunk func(lo, hi int) R, combine func(a, b R) R, opts ...Option) (R, error) {
 	checkFunc(chunk == nil, "ReduceRangeOn", "chunk")
 	checkFunc(combine == nil, "ReduceRangeOn", "combine")
-	err := startOn(ctx, p, "ReduceRangeOn", opts)
-	if err != nil {
-		var zero R
-		return zero, err
-	}
-	return rangeOn(ctx, p, lo, hi, opts, identity, reduceChunk[R](chunk), combine)
+	return rangeOn(ctx, p, "ReduceRangeOn", lo, hi, opts, identity, reduceChunk[R](chunk), combine)
 }
 
 // MapReduceOn is MapReduce from outside the pool.
 func MapReduceOn[T, R any](ctx context.Context, p *scheduler.Pool, xs []T, identity R, f func(x T) R, combine func(a, b R) R, opts ...Option) (R, error) {
 	checkFunc(f == nil, "MapReduceOn", "f")
 	checkFunc(combine == nil, "MapReduceOn", "combine")
-	err := startOn(ctx, p, "MapReduceOn", opts)
-	if err != nil {
-		var zero R
-		return zero, err
-	}
-	return rangeOn(ctx, p, 0, len(xs), opts, identity, foldBody[T, R]{xs, identity, f, combine}, combine)
+	return rangeOn(ctx, p, "MapReduceOn", 0, len(xs), opts, identity, foldBody[T, R]{xs, identity, f, combine}, combine)
 }
 
 // ForEachSeqOn is ForEachSeq from outside the pool. It always enters the

@@ -93,6 +93,14 @@ func BenchmarkTiny(b *testing.B) {
 	}
 }
 
+// sumOf is a ReduceRangeWithOn chunk: it captures nothing.
+func sumOf(xs []float64, lo, hi int) (s float64) {
+	for _, x := range xs[lo:hi] {
+		s += x
+	}
+	return s
+}
+
 // escaped keeps the last closure runEscaping ran, so that Go allocates
 // each on the heap.
 var escaped func(lo, hi int)
@@ -157,6 +165,11 @@ func BenchmarkOnTiny(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d/ReduceRangeOn", n), func(b *testing.B) {
 			for b.Loop() {
 				_, _ = par.ReduceRangeOn(ctx, nil, 0, n, 0, sum, add)
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/ReduceRangeWithOn", n), func(b *testing.B) {
+			for b.Loop() {
+				_, _ = par.ReduceRangeWithOn(ctx, nil, in, 0, n, 0, sumOf, add)
 			}
 		})
 		b.Run(fmt.Sprintf("n=%d/ReduceRangeOn-cancellable", n), func(b *testing.B) {

@@ -1,6 +1,7 @@
 package par_test
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,6 +97,15 @@ func TestWithFormsNilFunctionPanics(t *testing.T) {
 		})
 		assert.PanicsWithValue(t, "weft/par: ReduceRangeWith with a nil combine function", func() {
 			par.ReduceRangeWith(w, 0, 0, 1, 0, func(*scheduler.Worker, int, int, int) int { return 0 }, nil)
+		})
+		assert.PanicsWithValue(t, "weft/par: ForRangeWithOn with a nil body function", func() {
+			_ = par.ForRangeWithOn[int](context.Background(), nil, 0, 0, 0, nil)
+		})
+		assert.PanicsWithValue(t, "weft/par: ReduceRangeWithOn with a nil chunk function", func() {
+			_, _ = par.ReduceRangeWithOn[int](context.Background(), nil, 0, 0, 1, 0, nil, func(a, b int) int { return a + b })
+		})
+		assert.PanicsWithValue(t, "weft/par: ReduceRangeWithOn with a nil combine function", func() {
+			_, _ = par.ReduceRangeWithOn(context.Background(), nil, 0, 0, 1, 0, func(int, int, int) int { return 0 }, nil)
 		})
 		assert.PanicsWithValue(t, "weft/par: nil worker: from outside the pool, use the On forms (ForOn, MapOn, ...)", func() {
 			par.ForRangeWith(nil, 0, 0, 1, func(*scheduler.Worker, int, int, int) {})

@@ -99,6 +99,15 @@ func LoopParWith(w *scheduler.Worker, n int, k LoopKernel, opts ...par.Option) f
 
 func kernelChunk(_ *scheduler.Worker, k LoopKernel, lo, hi int) float64 { return k(lo, hi) }
 
+// LoopParWithOn is LoopParWith from outside the pool, with
+// par.ReduceRangeWithOn: a loop too small to share runs on the calling
+// goroutine and allocates nothing.
+func LoopParWithOn(ctx context.Context, p *scheduler.Pool, n int, k LoopKernel, opts ...par.Option) (float64, error) {
+	return par.ReduceRangeWithOn(ctx, p, k, 0, n, 0, kernelChunkOn, addFloat, opts...)
+}
+
+func kernelChunkOn(k LoopKernel, lo, hi int) float64 { return k(lo, hi) }
+
 func addFloat(a, b float64) float64 { return a + b }
 
 // Uniform is the uniform cheap body: the sum of squares of x(i) =
