@@ -23,7 +23,7 @@ import (
 var tinyFlags = []string{
 	"-workers", "1,2", "-reps", "1", "-warmup", "0", "-mintime", "0", "-retries", "0",
 	"-fib", "10", "-fib-cutoff", "14", "-cutoff", "8", "-sort", "20000", "-tree", "500", "-tree-grain", "16", "-tree-sum", "8",
-	"-loop-uniform", "20000", "-loop-irregular", "300", "-loop-mandelbrot", "32", "-loop-matmul", "16",
+	"-loop-uniform", "20000", "-loop-irregular", "300", "-loop-mandelbrot", "32", "-loop-matmul", "16", "-loop-tiny", "100",
 	"-idle", "1ms", "-ticks", "2", "-wakes", "2", "-wake-gap", "100us", "-tasks", "200",
 }
 
@@ -40,7 +40,7 @@ func TestSmoke(t *testing.T) {
 	code, out, errOut := run(t, append(tinyFlags, "-out", dir)...)
 	require.Equal(t, 0, code, errOut)
 	for _, w := range []string{"fork-join/fib-full", "fork-join/fib-cutoff", "fork-join/mergesort", "fork-join/tree",
-		"tree-sum/complete", "loops/uniform", "loops/irregular", "loops/mandelbrot", "loops/matmul-nested", "efficiency/idle", "efficiency/tick", "efficiency/wake", "admission/tasks"} {
+		"tree-sum/complete", "loops/uniform", "loops/irregular", "loops/mandelbrot", "loops/matmul-nested", "loops/tiny-16", "loops/tiny-1000", "efficiency/idle", "efficiency/tick", "efficiency/wake", "admission/tasks"} {
 		assert.Contains(t, out, "\n"+w+": ")
 	}
 	assert.Contains(t, errOut, "fork-join/fib-full (11 cases interleaved): round 1 of 1", "progress goes to stderr")
@@ -67,7 +67,7 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 	require.NoError(t, r.Err())
-	assert.Equal(t, 138, n, "one line per case with one repetition each (idle and tick measure their baseline at both worker counts)")
+	assert.Equal(t, 164, n, "one line per case with one repetition each (idle and tick measure their baseline at both worker counts)")
 }
 
 func TestJSONOnStdout(t *testing.T) {

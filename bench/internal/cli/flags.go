@@ -88,8 +88,8 @@ func (o *options) check() error {
 		return fmt.Errorf("-noise must be in (0, 1]")
 	case o.sizes.TreeSum < 1 || o.sizes.TreeSum > work.TreeSumMaxLayers:
 		return fmt.Errorf("-tree-sum must be in [1, %d]", work.TreeSumMaxLayers)
-	case o.sizes.LoopUniform < 1 || o.sizes.LoopIrregular < 1 || o.sizes.LoopMandelbrot < 1 || o.sizes.LoopMatMul < 1:
-		return fmt.Errorf("-loop-uniform, -loop-irregular, -loop-mandelbrot and -loop-matmul must be at least 1")
+	case o.sizes.LoopUniform < 1 || o.sizes.LoopIrregular < 1 || o.sizes.LoopMandelbrot < 1 || o.sizes.LoopMatMul < 1 || o.sizes.LoopTiny < 1:
+		return fmt.Errorf("-loop-uniform, -loop-irregular, -loop-mandelbrot, -loop-matmul and -loop-tiny must be at least 1")
 	}
 	if err := o.checkSizes(); err != nil {
 		return err

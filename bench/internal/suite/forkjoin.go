@@ -80,6 +80,10 @@ type kernel struct {
 	// made, for a form that does not fork where fork does (par's loops
 	// split adaptively). nil: values makes fork's forks.
 	valuesForks func() int
+	// reps is how many operations one run holds (the tiny loops run
+	// thousands back to back): wall, CPU and allocations are reported per
+	// operation. 0 means 1.
+	reps int
 }
 
 func (k *kernel) workload(name, doc string) *workload {
@@ -90,7 +94,7 @@ func (k *kernel) workload(name, doc string) *workload {
 		k.coarseForks = perProcs(func() int { return countForks(k.prepare, k.coarse) })
 	}
 	return &workload{
-		name: name, doc: doc, metrics: forkJoinMetrics, iters: 1, shared: true,
+		name: name, doc: doc, metrics: forkJoinMetrics, iters: max(k.reps, 1), shared: true,
 		supports: func(c contender.Contender) bool {
 			if c.Can(contender.Seq) {
 				return true
@@ -130,7 +134,8 @@ func (k *kernel) start(c contender.Contender, inst contender.Instance) (func() (
 		if ranForks != nil {
 			n = ranForks()
 		}
-		return []float64{nanos(span.Wall), nanos(span.CPU), float64(span.Allocs), nanos(span.CPU) / float64(max(n, 1))}, nil
+		ops := float64(max(k.reps, 1))
+		return []float64{nanos(span.Wall) / ops, nanos(span.CPU) / ops, float64(span.Allocs) / ops, nanos(span.CPU) / float64(max(n, 1))}, nil
 	}, nil
 }
 

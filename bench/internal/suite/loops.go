@@ -20,7 +20,7 @@ import (
 var loops = Suite{
 	Name:      "loops",
 	BenchName: "Loops",
-	Doc:       "parallel loops over an index range: a uniform cheap body, an irregular one whose item i costs i steps, the rows of a Mandelbrot image, and a matrix multiply that nests a loop in a loop",
+	Doc:       "parallel loops over an index range: a uniform cheap body, an irregular one whose item i costs i steps, the rows of a Mandelbrot image, a matrix multiply that nests a loop in a loop, and loops too small to share",
 	workloads: func(s Sizes) []*workload {
 		return []*workload{
 			loopKernel(s.LoopUniform, work.Uniform).workload("uniform",
@@ -31,6 +31,10 @@ var loops = Suite{
 				fmt.Sprintf("the rows of a %d-square Mandelbrot image, up to %d iterations a pixel: rows through the set cost a hundred times the others", s.LoopMandelbrot, work.MandelbrotIter)),
 			matMulNested(s.LoopMatMul).workload("matmul-nested",
 				fmt.Sprintf("a %d×%d matrix multiply, a loop over rows whose body loops over %d-column blocks: weft nests two par loops, the others cut the row loop", s.LoopMatMul, s.LoopMatMul, work.MatMulBlock)),
+			loopTiny(s.LoopTiny, 16).workload("tiny-16",
+				fmt.Sprintf("%d loops of 16 cheap indices back to back, timed per loop: what entering a parallel loop costs where there is nothing to share", s.LoopTiny)),
+			loopTiny(max(s.LoopTiny/10, 1), 1000).workload("tiny-1000",
+				fmt.Sprintf("%d loops of 1,000 cheap indices (half a microsecond of work) back to back, timed per loop", max(s.LoopTiny/10, 1))),
 		}
 	},
 }
@@ -65,6 +69,40 @@ func loopKernel(n int, k work.LoopKernel) *kernel {
 		result:      func() uint64 { return math.Float64bits(got) },
 		want:        func() uint64 { return math.Float64bits(work.LoopSeq(n, k)) },
 		set:         func(v uint64) { got = math.Float64frombits(v) },
+	}
+}
+
+// loopTiny runs work.Uniform over [0, n) reps times in a row in each
+// form, a loop too short to be worth sharing, as a program runs one per
+// request or per step: the figures are per loop (kernel.reps). weft runs
+// the loops inside one task, where par runs a loop this short inline;
+// the others fork as they do for any loop. Their sum is exact (multiples
+// of 2^-20, far below 2^33), so it compares bit for bit. Forks are the
+// fork form's: weft makes none.
+func loopTiny(reps, n int) *kernel {
+	var got float64
+	each := func(loop func() float64) {
+		var s float64
+		for range reps {
+			s += loop()
+		}
+		got = s
+	}
+	return &kernel{
+		seq:    func() { each(func() float64 { return work.LoopSeq(n, work.Uniform) }) },
+		fork:   func(f work.Forker) { each(func() float64 { return work.LoopFork(f, n, work.Uniform) }) },
+		par:    func(w *scheduler.Worker) { each(func() float64 { return work.LoopPar(w, n, work.Uniform) }) },
+		values: func(w *scheduler.Worker) { each(func() float64 { return work.LoopParWith(w, n, work.Uniform) }) },
+		result: func() uint64 { return math.Float64bits(got) },
+		want: func() uint64 {
+			var s float64
+			for range reps {
+				s += work.LoopSeq(n, work.Uniform)
+			}
+			return math.Float64bits(s)
+		},
+		set:  func(v uint64) { got = math.Float64frombits(v) },
+		reps: reps,
 	}
 }
 

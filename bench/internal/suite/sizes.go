@@ -21,11 +21,16 @@ type Sizes struct {
 	// the side of the Mandelbrot image (its rows are the loop's
 	// indices), the side of the multiplied matrices
 	LoopUniform, LoopIrregular, LoopMandelbrot, LoopMatMul int
-	Idle                                                   time.Duration // idle: the period one repetition sleeps
-	Ticks                                                  int           // tick: jobs per repetition, one per millisecond
-	Wakes                                                  int           // wake: wakes per repetition, each after WakeGap
-	WakeGap                                                time.Duration // wake: the pause before each wake, long enough for every worker to fall asleep
-	Tasks                                                  int           // admission: tasks per repetition
+	// loops: tiny-16 runs LoopTiny loops of 16 indices back to back, a
+	// repetition timed as one run; tiny-1000 a tenth as many loops of
+	// 1,000 (a run's entry into the pool, tens of microseconds, is then
+	// a few nanoseconds a loop)
+	LoopTiny int
+	Idle     time.Duration // idle: the period one repetition sleeps
+	Ticks    int           // tick: jobs per repetition, one per millisecond
+	Wakes    int           // wake: wakes per repetition, each after WakeGap
+	WakeGap  time.Duration // wake: the pause before each wake, long enough for every worker to fall asleep
+	Tasks    int           // admission: tasks per repetition
 }
 
 // DefaultSizes returns the embedded defaults.
@@ -33,7 +38,7 @@ func DefaultSizes() Sizes {
 	return Sizes{
 		Fib: 25, FibCutoff: 35, Cutoff: 20,
 		Sort: 2_000_000, Tree: 2_000_000, TreeGrain: 256, TreeSum: 20,
-		LoopUniform: 10_000_000, LoopIrregular: 6000, LoopMandelbrot: 512, LoopMatMul: 256,
+		LoopUniform: 10_000_000, LoopIrregular: 6000, LoopMandelbrot: 512, LoopMatMul: 256, LoopTiny: 20_000,
 		Idle: 300 * time.Millisecond, Ticks: 200, Wakes: 100, WakeGap: 2 * time.Millisecond,
 		Tasks: 200_000,
 	}
@@ -53,10 +58,11 @@ func (s *Sizes) RegisterFlags(fs *flag.FlagSet) []string {
 	fs.IntVar(&s.LoopIrregular, "loop-irregular", s.LoopIrregular, "loops: the irregular loop has `n` items, item i costing i steps")
 	fs.IntVar(&s.LoopMandelbrot, "loop-mandelbrot", s.LoopMandelbrot, "loops: the Mandelbrot loop computes an `n`×n image, a row per index")
 	fs.IntVar(&s.LoopMatMul, "loop-matmul", s.LoopMatMul, "loops: the nested loop multiplies two `n`×n matrices")
+	fs.IntVar(&s.LoopTiny, "loop-tiny", s.LoopTiny, "loops: tiny-16 runs `n` loops of 16 indices a repetition, tiny-1000 n/10 loops of 1,000")
 	fs.DurationVar(&s.Idle, "idle", s.Idle, "idle: sleep this `duration` per repetition")
 	fs.IntVar(&s.Ticks, "ticks", s.Ticks, "tick: `n` jobs per repetition, one per millisecond")
 	fs.IntVar(&s.Wakes, "wakes", s.Wakes, "wake: `n` wakes per repetition")
 	fs.DurationVar(&s.WakeGap, "wake-gap", s.WakeGap, "wake: pause this `duration` before each wake")
 	fs.IntVar(&s.Tasks, "tasks", s.Tasks, "admission: submit `n` tasks per repetition")
-	return []string{"fib", "fib-cutoff", "cutoff", "sort", "tree", "tree-grain", "tree-sum", "loop-uniform", "loop-irregular", "loop-mandelbrot", "loop-matmul", "idle", "ticks", "wakes", "wake-gap", "tasks"}
+	return []string{"fib", "fib-cutoff", "cutoff", "sort", "tree", "tree-grain", "tree-sum", "loop-uniform", "loop-irregular", "loop-mandelbrot", "loop-matmul", "loop-tiny", "idle", "ticks", "wakes", "wake-gap", "tasks"}
 }

@@ -22,7 +22,7 @@ import (
 // that the tests run every workload on every contender, also under -race.
 func tiny() suite.Sizes {
 	return suite.Sizes{
-		Fib: 12, FibCutoff: 16, Cutoff: 10, Sort: 200_000 /* above bench's 64Ki sort grain, or no fork happens */, Tree: 3_000, TreeGrain: 16, TreeSum: 8, LoopUniform: 20_000, LoopIrregular: 300, LoopMandelbrot: 32, LoopMatMul: 16,
+		Fib: 12, FibCutoff: 16, Cutoff: 10, Sort: 200_000 /* above bench's 64Ki sort grain, or no fork happens */, Tree: 3_000, TreeGrain: 16, TreeSum: 8, LoopUniform: 20_000, LoopIrregular: 300, LoopMandelbrot: 32, LoopMatMul: 16, LoopTiny: 50,
 		Idle: time.Millisecond, Ticks: 3, Wakes: 3, WakeGap: 100 * time.Microsecond, Tasks: 500,
 	}
 }
@@ -67,6 +67,8 @@ func TestPlan(t *testing.T) {
 		"irregular/sequential": 1, "irregular/weft": 3, "irregular/weft-closures": 3, "irregular/weft-values": 3, "irregular/goroutines": 3, "irregular/errgroup": 3, "irregular/semaphore": 3,
 		"mandelbrot/sequential": 1, "mandelbrot/weft": 3, "mandelbrot/weft-closures": 3, "mandelbrot/weft-values": 3, "mandelbrot/goroutines": 3, "mandelbrot/errgroup": 3, "mandelbrot/semaphore": 3,
 		"matmul-nested/sequential": 1, "matmul-nested/weft": 3, "matmul-nested/weft-closures": 3, "matmul-nested/goroutines": 3, "matmul-nested/errgroup": 3, "matmul-nested/semaphore": 3,
+		"tiny-16/sequential": 1, "tiny-16/weft": 3, "tiny-16/weft-closures": 3, "tiny-16/weft-values": 3, "tiny-16/goroutines": 3, "tiny-16/errgroup": 3, "tiny-16/semaphore": 3,
+		"tiny-1000/sequential": 1, "tiny-1000/weft": 3, "tiny-1000/weft-closures": 3, "tiny-1000/weft-values": 3, "tiny-1000/goroutines": 3, "tiny-1000/errgroup": 3, "tiny-1000/semaphore": 3,
 		"complete/sequential": 1, "complete/weft": 3, "complete/weft-closures": 3, "complete/goroutines": 3, "complete/errgroup": 3, "complete/semaphore": 3,
 		"boxed/sequential": 1, "boxed/weft": 3, "boxed/weft-closures": 3, "boxed/goroutines": 3, "boxed/errgroup": 3, "boxed/semaphore": 3,
 		"idle/sequential": 3, "idle/weft": 3, // these baselines depend on GOMAXPROCS
@@ -320,7 +322,7 @@ func TestLoopForksPerWorkerCount(t *testing.T) {
 	rs, err := runner.Run(t.Context(), ss[0].Cases(suite.Config{Sizes: tiny(),
 		Contenders: []contender.Contender{counting}, Workers: []int{1, 2}}), runner.Options{Reps: 1})
 	require.NoError(t, err)
-	require.Len(t, rs, 8)
+	require.Len(t, rs, 12)
 	for _, r := range rs {
 		want := loopForks(r.Workload, r.Workers)
 		v := r.Samples[0] // ns/op, cpu-ns/op, allocs/op, cpu-ns/fork
@@ -329,9 +331,11 @@ func TestLoopForksPerWorkerCount(t *testing.T) {
 }
 
 // loopForks returns how many forks work.LoopFork makes for workload at
-// the given GOMAXPROCS.
+// the given GOMAXPROCS: for the tiny loops, in one of the loops a run
+// repeats, as their CPU is per loop.
 func loopForks(workload string, procs int) int {
-	n := map[string]int{"uniform": tiny().LoopUniform, "irregular": tiny().LoopIrregular, "mandelbrot": tiny().LoopMandelbrot, "matmul-nested": tiny().LoopMatMul}[workload]
+	n := map[string]int{"uniform": tiny().LoopUniform, "irregular": tiny().LoopIrregular, "mandelbrot": tiny().LoopMandelbrot, "matmul-nested": tiny().LoopMatMul,
+		"tiny-16": 16, "tiny-1000": 1000}[workload]
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	var forks int
 	work.LoopFork(countingForker{&forks}, n, func(int, int) float64 { return 0 })
