@@ -6,7 +6,7 @@ import (
 )
 
 // Sizes are the workloads' sizes. The defaults make the whole default run
-// take about two minutes on two cores: big enough that a run of the
+// take about four minutes on two cores: big enough that a run of the
 // fastest contender lasts milliseconds, not microseconds, and small enough
 // that the slowest (a goroutine per fork) still repeats several times.
 type Sizes struct {
