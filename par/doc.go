@@ -1,7 +1,8 @@
 // Package par runs loops in parallel on a weft pool: ForRange and For over
 // index ranges, ForEach, Map, Reduce, MapReduce and Filter over slices,
 // ForEachSeq and ForEachSeq2 over iter.Seq and iter.Seq2, and value forms
-// (ForRangeWith, ReduceRangeWith) for loops where an allocation counts.
+// (ForRangeWith, ReduceRangeWith, and ForRangeWithOn, ReduceRangeWithOn
+// from outside) for loops where an allocation counts.
 //
 // One naming rule gives every loop shape its forms: the shape (ForEach)
 // for a task, with its *scheduler.Worker; Err after it (ForEachErr) for a
