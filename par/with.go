@@ -22,8 +22,8 @@ import "github.com/weftrt/weft/scheduler"
 // goroutine, in a few nanoseconds more than the plain loop, and there the
 // closure's allocation would be most of its cost.
 
-// ForRangeWith is ForRange for a body that takes its data as env (see
-// above): it calls body(w, env, lo, hi) on chunks that cover [lo, hi)
+// ForRangeWith is ForRange for a body that takes its data as env (the
+// value forms, in the package doc): it calls body(w, env, lo, hi) on chunks that cover [lo, hi)
 // exactly once, possibly in parallel.
 func ForRangeWith[E any](w *scheduler.Worker, env E, lo, hi int, body func(w *scheduler.Worker, env E, lo, hi int), opts ...Option) {
 	checkFunc(body == nil, "ForRangeWith", "body")
@@ -51,7 +51,7 @@ func (x with[E]) chunk(w *scheduler.Worker, lo, hi int) none {
 }
 
 // ReduceRangeWith is ReduceRange for a chunk that takes its data as env
-// (see above): it combines chunk(w, env, lo, hi) over chunks that cover
+// (the value forms, in the package doc): it combines chunk(w, env, lo, hi) over chunks that cover
 // [lo, hi), in range order, as ReduceRange does.
 func ReduceRangeWith[E, R any](w *scheduler.Worker, env E, lo, hi int, identity R, chunk func(w *scheduler.Worker, env E, lo, hi int) R, combine func(a, b R) R, opts ...Option) R {
 	checkFunc(chunk == nil, "ReduceRangeWith", "chunk")

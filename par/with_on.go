@@ -9,10 +9,14 @@ import (
 // ForRangeWithOn is ForRangeWith from outside the pool: it calls
 // body(env, lo, hi) on chunks that cover [lo, hi) exactly once, possibly
 // in parallel, and returns what kept the loop from finishing, as
-// ForRangeOn does. With a body that captures nothing, a loop short enough
-// to run on the calling goroutine allocates nothing at all, where a
-// capturing closure costs a heap allocation on every call: use it for
-// small loops in hot code (see the With forms above).
+// ForRangeOn does. It is for small loops in hot code: a closure that
+// captures the loop's data costs a heap allocation on every call, more
+// than a 16-element loop of cheap elements, while a body that captures
+// nothing (a top-level function, or a literal that uses only its
+// parameters) with the data passed as env costs none, and a loop short
+// enough to run on the calling goroutine allocates nothing at all. env is
+// copied when the loop splits: keep it small (a slice, a pointer, a
+// struct of a few).
 func ForRangeWithOn[E any](ctx context.Context, p *scheduler.Pool, env E, lo, hi int, body func(env E, lo, hi int), opts ...Option) error {
 	checkFunc(body == nil, "ForRangeWithOn", "body")
 	x := withOn[E]{env, body}
@@ -44,7 +48,8 @@ func runWithOn[E any](x withOn[E], lo, hi int) none {
 // chunk(env, lo, hi) over chunks that cover [lo, hi), in range order, and
 // returns identity for an empty range, or R's zero value and what kept
 // the loop from finishing, as ReduceRangeOn does. A chunk function that
-// captures nothing costs no allocation (see ForRangeWithOn).
+// captures nothing costs no allocation; see ForRangeWithOn for when to
+// use it.
 func ReduceRangeWithOn[E, R any](ctx context.Context, p *scheduler.Pool, env E, lo, hi int, identity R, chunk func(env E, lo, hi int) R, combine func(a, b R) R, opts ...Option) (R, error) {
 	checkFunc(chunk == nil, "ReduceRangeWithOn", "chunk")
 	checkFunc(combine == nil, "ReduceRangeWithOn", "combine")
