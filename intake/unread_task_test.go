@@ -2,7 +2,6 @@ package intake_test
 
 import (
 	"context"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -16,14 +15,14 @@ import (
 )
 
 // unreadableSource delivers a MemQueue's tasks with a Key (at "Key") or
-// a Deliveries (at "Deliveries") that always panics, or with goexit set
-// always calls runtime.Goexit. A task returned to the queue, however
-// delayed, is polled again as soon as it is ready, until it has been
-// delivered upTo times (0: no bound); delivered counts the deliveries.
+// a Deliveries (at "Deliveries") that always panics; a Goexit there fails
+// the worker instead (TestGoexitOutsideHandlerFailsTheWorker). A task
+// returned to the queue, however delayed, is polled again as soon as it
+// is ready, until it has been delivered upTo times (0: no bound);
+// delivered counts the deliveries.
 type unreadableSource struct {
 	q         *intake.MemQueue
 	at        string
-	goexit    bool
 	upTo      int64
 	delivered atomic.Int64
 }
@@ -41,13 +40,9 @@ func (s *unreadableSource) Poll(ctx context.Context, n int) ([]intake.Task, erro
 }
 
 func (s *unreadableSource) fail(method string) {
-	if s.at != method {
-		return
+	if s.at == method {
+		panic("cannot read " + method)
 	}
-	if s.goexit {
-		runtime.Goexit()
-	}
-	panic("cannot read " + method)
 }
 
 type unreadableTask struct {
@@ -70,51 +65,42 @@ func (u unreadableTask) HandBack(ctx context.Context) error {
 // a Nack that counts, and is terminated on its MaxDeliveries-th delivery.
 // One whose Deliveries fails has no count for MaxDeliveries to bound: it
 // goes back after Backoff(1) every time and is never terminated (that
-// would dead-letter a task for a fault of the source's). A Backoff that
-// calls runtime.Goexit on the way has the default delay stand in, as for
-// a failed task.
+// would dead-letter a task for a fault of the source's).
 func TestUnreadableTaskIsBackedOffAndTerminated(t *testing.T) {
 	const limit = 3
 	for _, c := range []struct {
 		name     string
 		at       string
-		goexit   bool
-		backoff  *trap
 		backoffs []int // the Backoff calls for its redeliveries
 		reason   string
 	}{
-		{"KeyPanics", "Key", false, nil, []int{1, 2}, "its Key panicked: cannot read Key, on delivery 3 of at most 3"},
-		{"DeliveriesPanics", "Deliveries", false, nil, []int{1, 1, 1, 1}, ""},
+		{"KeyPanics", "Key", []int{1, 2}, "its Key panicked: cannot read Key, on delivery 3 of at most 3"},
+		{"DeliveriesPanics", "Deliveries", []int{1, 1, 1, 1}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			q := intake.NewMemQueue(intake.MemQueueConfig{})
 			q.Put([]byte("x"))
-			src := &unreadableSource{q: q, at: c.at, goexit: c.goexit}
+			src := &unreadableSource{q: q, at: c.at}
 			if c.reason == "" {
 				// No end of its own: bounded by the source, so that
-				// Shutdown does not find it taken in and claim it first
-				// (after a Goexit it goes back from a goroutine the
-				// pollers do not wait for), handing it back without Backoff.
+				// Shutdown does not find it taken in and claim it first,
+				// handing it back without Backoff.
 				src.upTo = int64(len(c.backoffs))
 			}
 			var mu sync.Mutex
 			var backoffs []int
-			var reports, backoffReports counter
+			var reports counter
 			w := newWorker(t, intake.Config{
 				Source: src, Supplier: slots.NewFixed(2), MaxPollers: 1, MaxDeliveries: limit, Handler: mustNotRun(t),
 				Backoff: func(n int) time.Duration {
 					mu.Lock()
 					backoffs = append(backoffs, n)
 					mu.Unlock()
-					c.backoff.spring()
 					return time.Millisecond
 				},
 				OnError: func(err error) {
-					switch {
-					case strings.Contains(err.Error(), "taking in task"):
+					if strings.Contains(err.Error(), "taking in task") {
 						reports.Add(1)
-					case strings.Contains(err.Error(), "Config.Backoff(1) called runtime.Goexit"):
-						backoffReports.Add(1)
 					}
 					t.Logf("worker: %v", err)
 				},
@@ -149,9 +135,6 @@ func TestUnreadableTaskIsBackedOffAndTerminated(t *testing.T) {
 			require.Equal(t, c.backoffs, backoffs, "Backoff calls")
 			mu.Unlock()
 			require.Equal(t, want, reports.Load(), "reports to OnError of the task, one a delivery")
-			if c.backoff != nil {
-				require.Equal(t, int64(1), backoffReports.Load(), "reports to OnError of the Backoff's Goexit")
-			}
 			requireFigures(t, w, figures{Received: uint64(want), HandedBack: uint64(want - 1), Terminated: 1})
 			require.Zero(t, q.Len())
 		})
