@@ -33,7 +33,7 @@ var poolFigures = append([]observe.Figure[scheduler.Stats]{
 		func(s scheduler.Stats) uint64 { return s.Sleeps }),
 	observe.Count("weft.pool.worker.wakeups", "{wakeup}", "Times a sleeping worker was woken.",
 		func(s scheduler.Stats) uint64 { return s.Wakeups }),
-	observe.Count("weft.pool.worker.blocks", "{call}", "Worker.Block calls: a stand-in ran the worker's queue while a task waited.",
+	observe.Count("weft.pool.worker.blocks", "{call}", "Worker.Block calls: waits during which a stand-in could run the worker's queue.",
 		func(s scheduler.Stats) uint64 { return s.Blocked }),
 	observe.Count("weft.pool.worker.replaced", "{worker}", "Worker goroutines started in place of one that runtime.Goexit ended.",
 		func(s scheduler.Stats) uint64 { return s.Replaced }),

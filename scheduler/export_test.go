@@ -8,3 +8,7 @@ func Asleep(p *Pool) int {
 	_, sleeping := p.eng.Sleep().Counts()
 	return sleeping
 }
+
+// HandedOver returns how many of p's Blocks had a stand-in take their
+// worker over.
+func HandedOver(p *Pool) uint64 { return p.eng.Counters().HandedOver }

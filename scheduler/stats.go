@@ -22,8 +22,9 @@ type Stats struct {
 	// task (or the start hook, see WithStartHook) ended with
 	// runtime.Goexit (see ErrGoexit).
 	Replaced uint64
-	// Blocked counts Worker.Block calls: a stand-in goroutine ran the
-	// worker's loop while a task blocked.
+	// Blocked counts Worker.Block calls: waits during which a stand-in
+	// goroutine could run the worker's loop (one whose f returned before
+	// the stand-in started hands nothing over).
 	Blocked  uint64
 	Injected uint64 // jobs that entered from outside (Run, Spawn)
 	Sleeps   uint64 // times a worker blocked for lack of work

@@ -49,5 +49,7 @@ func (w *Worker) IsCurrent() bool { return w.engine().IsCurrent() }
 //
 // f must not use w. When f returns, Block waits for the stand-in to
 // finish the job it is running, if any, and returns on w's own goroutine;
-// a panic in f passes through Block after that.
+// a panic in f passes through Block after that. An f that returns before
+// the stand-in has started (a wait already over) costs the start of a
+// goroutine and no hand-over.
 func (w *Worker) Block(f func()) { w.engine().Block(f) }

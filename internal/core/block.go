@@ -1,6 +1,10 @@
 package core
 
-import "github.com/weftrt/weft/latch"
+import (
+	"sync/atomic"
+
+	"github.com/weftrt/weft/latch"
+)
 
 // Block runs f, which may block for a long time (on I/O, a channel, a lock,
 // another pool), while another goroutine stands in for w: it runs w's
@@ -19,7 +23,9 @@ import "github.com/weftrt/weft/latch"
 // f must not use w (the stand-in owns it until f returns). When f returns,
 // Block waits for the stand-in to finish the job it is running, if any,
 // and returns on w's own goroutine; a panic in f passes through Block
-// after that.
+// after that. An f that returns before the stand-in has started costs no
+// wait at all: the stand-in, when it runs, finds it is not needed and
+// ends without touching w.
 func (w *Worker) Block(f func()) {
 	if f == nil {
 		panic("weft/scheduler: Block with a nil function")
@@ -37,11 +43,22 @@ func (w *Worker) Block(f func()) {
 // standIn is a goroutine running w's loop while w's own goroutine is
 // blocked in Block.
 type standIn struct {
-	w    *Worker
-	prev *standIn      // w's enclosing Block's stand-in, if f of a stand-in's job blocks too
-	self uintptr       // w's own goroutine, restored when the stand-in stops
-	halt latch.Owned   // set by stop; the stand-in waits on it as w
-	done chan struct{} // closed once the stand-in is out of w
+	w *Worker
+	// claim says who owns w while f runs: standInPending until the
+	// stand-in's goroutine or stop, whichever comes first, moves it on by
+	// CAS. The stand-in's CAS to standInRunning makes it w's owner, and
+	// stop then halts it and waits for done as before. Stop's CAS to
+	// standInCancelled means the stand-in never started: its goroutine,
+	// when it runs, fails its CAS and ends having touched nothing of w's,
+	// so stop may hand w straight back to the blocked task. The CASes are
+	// SC and exactly one succeeds; the order between the goroutines is
+	// then the go statement's (Block before the stand-in) when the
+	// stand-in wins, and nothing is shared when stop does.
+	claim atomic.Int32
+	prev  *standIn      // w's enclosing Block's stand-in, if f of a stand-in's job blocks too
+	self  uintptr       // w's own goroutine, restored when the stand-in stops
+	halt  latch.Owned   // set by stop; the stand-in waits on it as w
+	done  chan struct{} // closed once the stand-in is out of w
 	// hook: w's own goroutine is in the start hook (w.inStartHook), which
 	// the stand-in is not: its jobs' Goexits are no concern of the hook's.
 	// Put back by stop.
@@ -61,11 +78,40 @@ func (w *Worker) standIn() *standIn {
 	// beside the stand-in. The stand-in records its own identity.
 	w.goroutine.Store(0)
 	// Everything w's goroutine did to w happens before the go statement,
-	// so the stand-in may act as w's owner from its first instruction.
-	go s.run()
+	// so the stand-in may act as w's owner once its claim succeeds. The
+	// goroutine counts as the pool's until it ends, so that Close waits
+	// for one that stop cancelled and the runtime has not yet run.
+	w.pool.exited.Add(1)
+	go s.start()
 	return s
 }
 
+// What a standIn's claim holds.
+const (
+	standInPending   = iota // started, not yet w's owner
+	standInRunning          // w's owner until stop halts it
+	standInCancelled        // stop came first: never w's owner
+)
+
+// start is the stand-in goroutine: it runs w's loop unless f has already
+// returned. A Block whose f returns at once (a wait already over) so
+// costs a goroutine start and no hand-over. Waiting for the stand-in
+// instead would make each such Block a ping-pong between two goroutines
+// through the processor's next-goroutine slot, which inherits the time
+// slice: on one processor, a task calling Block in a loop kept every
+// other goroutine waiting for up to 10 ms at each turn.
+func (s *standIn) start() {
+	if !s.claim.CompareAndSwap(standInPending, standInRunning) {
+		s.w.pool.exited.Done()
+		return
+	}
+	s.w.handedOver.Add(1)
+	s.run()
+}
+
+// run runs w's loop until stop halts it. Its goroutine is counted in the
+// pool's exited, which the goroutine that ends the chain (a replacement
+// after a Goexit passes the count on) gives back.
 func (s *standIn) run() {
 	finished := false
 	defer func() {
@@ -79,6 +125,7 @@ func (s *standIn) run() {
 		// window before stop puts the blocked task's identity back.
 		s.w.goroutine.Store(0)
 		close(s.done)
+		s.w.pool.exited.Done()
 	}()
 	s.w.goroutine.Store(goroutine())
 	s.w.WaitUntil(&s.halt)
@@ -102,12 +149,15 @@ func (s *standIn) replace() {
 }
 
 // stop ends the stand-in and makes the calling goroutine w's owner again.
-// Setting halt wakes the stand-in if it sleeps on it; it returns from
+// A stand-in that has not claimed w is cancelled (see claim). One that has
+// is halted: setting halt wakes it if it sleeps on it; it returns from
 // WaitUntil between two jobs, and closing done makes all it did to w
 // happen before stop returns.
 func (s *standIn) stop() {
-	s.halt.Set()
-	<-s.done
+	if !s.claim.CompareAndSwap(standInPending, standInCancelled) {
+		s.halt.Set()
+		<-s.done
+	}
 	s.w.blocking.Store(s.prev)
 	s.w.inStartHook = s.hook
 	s.w.goroutine.Store(s.self)

@@ -11,9 +11,12 @@ type Counters struct {
 	Published uint64 // forks a heartbeat moved to a deque
 	Replaced  uint64 // goroutines replaced after runtime.Goexit
 	Blocked   uint64 // Worker.Block calls
-	Sleeps    uint64 // times a worker blocked for lack of work
-	Wakeups   uint64 // times a blocked worker was woken
-	Probes    uint64 // deques tried by steal (an upper bound)
+	// HandedOver counts Blocks whose stand-in took the worker over:
+	// those whose f had not returned by the time it ran.
+	HandedOver uint64
+	Sleeps     uint64 // times a worker blocked for lack of work
+	Wakeups    uint64 // times a blocked worker was woken
+	Probes     uint64 // deques tried by steal (an upper bound)
 }
 
 // Counters returns the sums of the workers' counters.
@@ -26,6 +29,7 @@ func (p *Pool) Counters() Counters {
 		c.Published += w.published.Load()
 		c.Replaced += w.replaced.Load()
 		c.Blocked += w.standIns.Load()
+		c.HandedOver += w.handedOver.Load()
 		c.Probes += w.probes.Load()
 		ws := p.sleep.WorkerStats(w.index)
 		c.Sleeps += ws.Sleeps

@@ -70,9 +70,12 @@ type Worker struct {
 	// owner adds (rarely: one publication per heartbeat at most).
 	published atomic.Uint64
 	// replaced counts goroutines that ended through runtime.Goexit and
-	// were replaced (see replace); standIns counts Block calls.
-	replaced atomic.Uint64
-	standIns atomic.Uint64
+	// were replaced (see replace); standIns counts Block calls, and
+	// handedOver those whose stand-in claimed w (written by the stand-in,
+	// which owns w from then on).
+	replaced   atomic.Uint64
+	standIns   atomic.Uint64
+	handedOver atomic.Uint64
 	// probes counts deques tried by steal, for tests of the search cost.
 	probes atomic.Uint64
 
