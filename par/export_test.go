@@ -6,3 +6,9 @@ import "time"
 func WithClock(f func() time.Duration) Option {
 	return func(c *config) { c.clock = f }
 }
+
+// WithReadCost says what a read of WithClock's clock costs, for the probe
+// to take off its timings (the monotonic clock's is measured: clockCost).
+func WithReadCost(d time.Duration) Option {
+	return func(c *config) { c.clockRead = d }
+}

@@ -27,10 +27,21 @@ type config struct {
 	perElem float64
 	// clock replaces the probe's clock (sinceEpoch) in tests; nil in use.
 	clock func() time.Duration
+	// clockRead is what a read of clock costs, as the test sets it.
+	clockRead time.Duration
 }
 
 // now reads the probe's clock.
 func (c *config) now() time.Duration { return readClock(c.clock) }
+
+// readCost is what a read of the probe's clock adds to a timing: the
+// package's clockCost, or what a test says its clock's reads cost.
+func (c *config) readCost() time.Duration {
+	if c.clock != nil {
+		return c.clockRead
+	}
+	return clockCost
+}
 
 // readClock reads clock, or the monotonic clock (sinceEpoch) if it is nil.
 func readClock(clock func() time.Duration) time.Duration {

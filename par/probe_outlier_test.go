@@ -25,21 +25,31 @@ func scriptedClock(readings ...time.Duration) func() time.Duration {
 }
 
 // TestProbeTakesASecondOpinionOnASlowFirstElement: a loop of cheap
-// elements whose first element took two microseconds (interrupted, or
-// missing every cache) is not shared for it. The probe times one more
-// element, sees it cost 5 ns, and runs the rest inline: three chunks in
-// all. Judged on the first element alone, the loop looked like 2 ms of
-// work, and was split to be shared.
+// elements whose first element took microseconds (interrupted, or missing
+// every cache) is not shared for it. The probe times one more element;
+// where that one cost a fraction of the first, the first was an outlier,
+// and the probe times the rest afresh from the third element, which here
+// costs 3 ns: the rest runs inline, four chunks in all. Judged on the
+// first element alone, the loop looked like milliseconds of work; judged
+// on the second, run just after the interruption with cold caches, 45 ns
+// an element (45 µs, over inlineWork), and it was split to be shared: on
+// the 2-vCPU VM, 184 in 300,000 loops of a thousand cheap elements from
+// outside the pool went to it, where 5 do now.
 func TestProbeTakesASecondOpinionOnASlowFirstElement(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		clock  func() time.Duration
-		inline bool
+		chunks int64 // 0: split
 	}{
-		// start, after element 0; the second opinion's start and end
-		{"outlier", scriptedClock(0, 2000, 2000, 2005), true},
+		// start, after element 0; the second opinion's start and end; the
+		// fresh start, after element 2
+		{"outlier", scriptedClock(0, 2000, 2000, 2005, 2005, 2008), 4},
+		{"outlier then cold", scriptedClock(0, 5000, 5000, 5045, 5045, 5048), 4},
 		// every element costs 2 µs: the second opinion agrees
-		{"expensive", scriptedClock(0, 2000, 2000, 4000), false},
+		{"expensive", scriptedClock(0, 2000, 2000, 4000), 0},
+		// the second costs a quarter of the first: not an outlier, and
+		// 500 ns an element is worth sharing
+		{"uneven", scriptedClock(0, 2000, 2000, 2500), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			onOne(t, func(w *scheduler.Worker) {
@@ -49,12 +59,39 @@ func TestProbeTakesASecondOpinionOnASlowFirstElement(t *testing.T) {
 					total.Add(int64(hi - lo))
 				}, par.WithClock(tc.clock))
 				assert.Equal(t, int64(1000), total.Load(), "every element, once")
-				if tc.inline {
-					assert.Equal(t, int64(3), chunks.Load(), "element 0, element 1, the rest")
+				if tc.chunks > 0 {
+					assert.Equal(t, tc.chunks, chunks.Load(), "element 0, element 1, element 2, the rest")
 				} else {
 					assert.Greater(t, chunks.Load(), int64(3), "split")
 				}
 			})
+		})
+	}
+}
+
+// TestProbeTakesOffTheClockReads: the probe's timings include its clock
+// reads, which it takes off. The first element of a loop of 1,100 cheap
+// ones timed 30 ns, 25 of them the read: at 5 ns an element the rest is
+// far below inlineWork, and runs inline after that one piece. Counted at
+// 30 ns, it would be 33 µs, over inlineWork, and the probe would time a
+// second piece first (before, a loop of a thousand cheap elements sat at
+// the threshold this way).
+func TestProbeTakesOffTheClockReads(t *testing.T) {
+	for _, tc := range []struct {
+		readCost time.Duration
+		chunks   int64
+	}{
+		{25, 2}, // element 0, the rest
+		{0, 3},  // element 0, elements 1-16, the rest
+	} {
+		onOne(t, func(w *scheduler.Worker) {
+			var chunks, total atomic.Int64
+			par.ForRange(w, 0, 1100, func(_ *scheduler.Worker, lo, hi int) {
+				chunks.Add(1)
+				total.Add(int64(hi - lo))
+			}, par.WithClock(scriptedClock(0, 30)), par.WithReadCost(tc.readCost))
+			assert.Equal(t, int64(1100), total.Load(), "every element, once")
+			assert.Equal(t, tc.chunks, chunks.Load(), "read cost %v", tc.readCost)
 		})
 	}
 }
