@@ -184,6 +184,11 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 		l.minLen = cfg.minLen
 		l.step = cfg.step(l.grain, perElem)
 		l.clock = cfg.clock
+		// The probe knows the rest's work: if it is worth a wake-up, the
+		// first fork may wake a sleeper for it at once (docs/forks.md).
+		// Capped, so that the conversion cannot overflow.
+		work := min(perElem*float64(length(next, hi)), float64(time.Hour))
+		(*core.Worker)(w).ShareSoon(time.Duration(work))
 		rest := split(w, span[K, R]{l, next, hi})
 		if next == lo {
 			r = rest

@@ -44,6 +44,9 @@ type Worker struct {
 	lastCheck   int64
 	lastPublish int64
 	lastLook    int64 // the clock at the latest check that looked at sleepers with a budget of one
+	// wakeNow: the next check may wake a sleeper whatever the interval
+	// since lastPublish (see ShareSoon); every check clears it.
+	wakeNow bool
 	// counting: the latest heartbeat check saw an idle worker, so joins
 	// count down toward the next check even deep in a recursion; gated is
 	// the owner's copy of gate's gateOwner bit (see gate.go).
