@@ -18,7 +18,8 @@ import (
 // a loop of expensive elements is split after the first two (a first
 // element that alone took probeTime may have been interrupted, so the
 // probe times a second one and keeps the cheaper cost; where the second
-// cost a fraction of the first, it starts timing afresh from the third);
+// cost a fraction of the first, it starts timing afresh from the third;
+// a first element of inlineWork or more is believed at once);
 // a loop that cannot spare even that (as many expensive elements as
 // workers) says MinLen, which skips the probe. Every timing has the cost
 // of its clock reads taken off (clockCost).
@@ -91,10 +92,14 @@ func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
 		reads++
 		rest := length(lo, hi)
 		perElem = float64(max(elapsed-reads*cfg.readCost(), 0)) / float64(n-rest)
-		if first && elapsed >= probeTime {
+		if first && elapsed >= probeTime && elapsed < inlineWork {
 			// One element that took a microsecond may be one that was
 			// interrupted or missed every cache: a second opinion, before
-			// a loop of cheap elements is shared for it.
+			// a loop of cheap elements is shared for it. Not for one that
+			// took inlineWork or more: the second opinion would then cost
+			// more than the mistake it guards against (a loop shared for
+			// nothing: a wake-up and some forks), and it runs before
+			// anything is shared, while the other workers wait.
 			var again float64
 			r, lo, again = probeAgain(w, k, combine, r, lo, cfg)
 			if lo == hi || (halted != nil && halted()) {
