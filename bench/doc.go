@@ -17,6 +17,7 @@
 //	BenchmarkLoops/{tiny-16,tiny-1000}/weft-values (par.ReduceRangeWith: the data as a value, no closure to allocate)
 //	BenchmarkLoops/{tiny-16,tiny-1000}/weft-on-values (par.ReduceRangeWithOn: the same from outside the pool)
 //	BenchmarkLoops/matmul-512/{sequential,goroutines,errgroup,weft}
+//	BenchmarkLoopTimeline/{uniform-400k,matmul-256-nested} (weft only: where a loop's second worker loses its time)
 //	BenchmarkIdle/{no-pool,weft}
 //	BenchmarkTick/{baseline,goroutine,weft}
 //	BenchmarkWake/{goroutine,weft}
@@ -26,4 +27,6 @@
 // wall time alone hides what a spinning scheduler costs. BenchmarkWake
 // reports its latency as p50-ns and p99-ns instead.
 // BenchmarkTreeSum reports ns/node too, the figure Spice and chili quote.
+// BenchmarkLoopTimeline reports helper-start-µs, end-gap-µs and idle-µs
+// per loop (run it with -cpu 2).
 package bench
