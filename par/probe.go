@@ -91,7 +91,7 @@ func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
 		elapsed := cfg.now() - start
 		reads++
 		rest := length(lo, hi)
-		perElem = float64(max(elapsed-reads*cfg.readCost(), 0)) / float64(n-rest)
+		perElem = float64(net(elapsed, reads*cfg.readCost())) / float64(n-rest)
 		if first && elapsed >= probeTime && elapsed < inlineWork {
 			// One element that took a microsecond may be one that was
 			// interrupted or missed every cache: a second opinion, before
@@ -140,7 +140,7 @@ func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
 func probeAgain[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R, r R, lo int, cfg *config) (R, int, float64) {
 	start := cfg.now()
 	x := k.chunk(w, lo, lo+1)
-	cost := float64(max(cfg.now()-start-cfg.readCost(), 0))
+	cost := float64(net(cfg.now()-start, cfg.readCost()))
 	if combine == nil {
 		return x, lo + 1, cost
 	}
@@ -162,6 +162,16 @@ var epoch = time.Now()
 // taken off, 5 with the fresh start after an outlier too). On a clock
 // coarser than a read, the differences are 0 and nothing is taken off.
 var clockCost = measureClockCost()
+
+// net is a timing with its clock reads' cost taken off, but never below a
+// quarter of the timing: the reads' cost is a least, and a timing of one
+// cheap element may come out at it, or under it, where the element's cost
+// hides in the reads' jitter. Taken off whole, such a timing would say
+// the element cost nothing, and the probe would run any loop of such
+// elements inline, ten million of them as well as a thousand.
+func net(elapsed, reads time.Duration) time.Duration {
+	return max(elapsed-reads, elapsed/4)
+}
 
 func measureClockCost() time.Duration {
 	best := time.Duration(math.MaxInt64)

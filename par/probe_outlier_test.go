@@ -82,23 +82,32 @@ func TestProbeTakesASecondOpinionOnASlowFirstElement(t *testing.T) {
 // far below inlineWork, and runs inline after that one piece. Counted at
 // 30 ns, it would be 33 µs, over inlineWork, and the probe would time a
 // second piece first (before, a loop of a thousand cheap elements sat at
-// the threshold this way).
+// the threshold this way). But a timing is never taken down below a
+// quarter: one that came out at the reads' cost (the element's cost lost
+// in the reads' jitter) would say the element cost nothing, and a loop of
+// 10,000 such elements would run inline, as would one of ten million.
 func TestProbeTakesOffTheClockReads(t *testing.T) {
 	for _, tc := range []struct {
+		name     string
+		n        int
+		first    time.Duration // the first element's timing
 		readCost time.Duration
 		chunks   int64
 	}{
-		{25, 2}, // element 0, the rest
-		{0, 3},  // element 0, elements 1-16, the rest
+		{"reads taken off", 1100, 30, 25, 2},         // element 0, the rest
+		{"reads counted", 1100, 30, 0, 3},            // element 0, elements 1-16, the rest
+		{"no less than a quarter", 10000, 25, 25, 3}, // 6.25 ns: 62 µs left, a second piece
 	} {
-		onOne(t, func(w *scheduler.Worker) {
-			var chunks, total atomic.Int64
-			par.ForRange(w, 0, 1100, func(_ *scheduler.Worker, lo, hi int) {
-				chunks.Add(1)
-				total.Add(int64(hi - lo))
-			}, par.WithClock(scriptedClock(0, 30)), par.WithReadCost(tc.readCost))
-			assert.Equal(t, int64(1100), total.Load(), "every element, once")
-			assert.Equal(t, tc.chunks, chunks.Load(), "read cost %v", tc.readCost)
+		t.Run(tc.name, func(t *testing.T) {
+			onOne(t, func(w *scheduler.Worker) {
+				var chunks, total atomic.Int64
+				par.ForRange(w, 0, tc.n, func(_ *scheduler.Worker, lo, hi int) {
+					chunks.Add(1)
+					total.Add(int64(hi - lo))
+				}, par.WithClock(scriptedClock(0, tc.first)), par.WithReadCost(tc.readCost))
+				assert.Equal(t, int64(tc.n), total.Load(), "every element, once")
+				assert.Equal(t, tc.chunks, chunks.Load())
+			})
 		})
 	}
 }
