@@ -8,7 +8,7 @@ func WithClock(f func() time.Duration) Option {
 }
 
 // WithReadCost says what a read of WithClock's clock costs, for the probe
-// to take off its timings (the monotonic clock's is measured: clockCost).
+// to take off its timings (the monotonic clock's is measured: clock.ReadCost).
 func WithReadCost(d time.Duration) Option {
 	return func(c *config) { c.clockRead = d }
 }

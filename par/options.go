@@ -3,6 +3,8 @@ package par
 import (
 	"strconv"
 	"time"
+
+	"github.com/weftrt/weft/internal/clock"
 )
 
 // Option tunes how a loop is cut into chunks.
@@ -25,7 +27,7 @@ type config struct {
 	// nanoseconds an element: run splits at once, with that cost.
 	probed  bool
 	perElem float64
-	// clock replaces the probe's clock (sinceEpoch) in tests; nil in use.
+	// clock replaces the probe's clock (clock.Now) in tests; nil in use.
 	clock func() time.Duration
 	// clockRead is what a read of clock costs, as the test sets it.
 	clockRead time.Duration
@@ -35,20 +37,21 @@ type config struct {
 func (c *config) now() time.Duration { return readClock(c.clock) }
 
 // readCost is what a read of the probe's clock adds to a timing: the
-// package's clockCost, or what a test says its clock's reads cost.
+// clock package's ReadCost, or what a test says its clock's reads cost.
 func (c *config) readCost() time.Duration {
 	if c.clock != nil {
 		return c.clockRead
 	}
-	return clockCost
+	return clock.ReadCost()
 }
 
-// readClock reads clock, or the monotonic clock (sinceEpoch) if it is nil.
-func readClock(clock func() time.Duration) time.Duration {
-	if clock != nil {
-		return clock()
+// readClock reads the test's clock, or the monotonic clock (clock.Now)
+// if it is nil.
+func readClock(test func() time.Duration) time.Duration {
+	if test != nil {
+		return test()
 	}
-	return sinceEpoch()
+	return clock.Now()
 }
 
 // MinLen sets the shortest chunk: a range is never split into halves

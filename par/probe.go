@@ -10,7 +10,7 @@ import (
 // The probe is how a loop learns what its elements cost without asking
 // the user: it runs the first pieces of the range inline, growing each
 // piece probeGrowth times, and reads the clock after each (a read costs
-// about 25 ns, so a few of them are nothing next to a loop worth
+// 11 to 25 ns, see internal/clock, so a few of them are nothing next to a loop worth
 // splitting). It stops as soon as the rest of the loop, at the cost per
 // element seen so far, is below inlineWork, and then runs the rest inline
 // too; or once probeTime has passed, and then the rest is split with a
@@ -22,7 +22,7 @@ import (
 // a first element of inlineWork or more is believed at once);
 // a loop that cannot spare even that (as many expensive elements as
 // workers) says MinLen, which skips the probe. Every timing has the cost
-// of its clock reads taken off (clockCost).
+// of its clock reads taken off (see net).
 //
 // The pieces run before anything is forked. Forking the rest while the
 // first piece runs would let an expensive first element share its loop
@@ -38,7 +38,7 @@ const (
 	// waking a sleeping worker (10 to 20 µs) and letting it ramp up
 	// costs about this much, so a shorter loop finishes as soon on one
 	// worker, and leaves the others free. A loop of a thousand cheap
-	// elements ends after one piece (see clockCost).
+	// elements ends after one piece (see net).
 	inlineWork = 32 * time.Microsecond
 	// leafWork is the least work a chunk should hold: a fork and a chunk
 	// call cost tens of nanoseconds at most, 1% of it.
@@ -116,7 +116,11 @@ func probe[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b R) R,
 			perElem = min(perElem, again)
 			rest = length(lo, hi)
 		}
-		if float64(rest)*perElem < float64(inlineWork) && (cfg.maxLen == 0 || rest <= uint(cfg.maxLen)) {
+		// A timing of 0 or less (a clock coarser than the pieces, or two
+		// reads a few nanoseconds apart across the clock's switch to the
+		// counter: internal/clock) says nothing: the next, longer piece is
+		// timed too, lest a long loop run inline on no evidence.
+		if perElem > 0 && float64(rest)*perElem < float64(inlineWork) && (cfg.maxLen == 0 || rest <= uint(cfg.maxLen)) {
 			x := k.chunk(w, lo, hi)
 			if combine != nil {
 				r = combine(r, x)
@@ -147,21 +151,16 @@ func probeAgain[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b 
 	return combine(r, x), lo + 1, cost
 }
 
-// epoch is a fixed point for sinceEpoch's readings.
-var epoch = time.Now()
-
-// clockCost is what reading the clock adds to a timing (the end of one
-// read and the start of the next): the least of a few back-to-back
-// readings' differences, taken once. The probe takes it off its timings.
-// Without that, the first piece, one element, timed at the cost of a read
-// (22 ns on the 2-vCPU VM) where a cheap element costs 1: a loop of a
+// The probe takes the cost of its clock reads off its timings
+// (clock.ReadCost, through config.readCost). Without that, the first
+// piece, one element, timed at the cost of a read (22 ns on the 2-vCPU VM
+// through the runtime's clock) where a cheap element costs 1: a loop of a
 // thousand of them sat right at inlineWork, and whenever a read was a
 // little slow, or the first element was interrupted and the second
 // opinion ran with cold caches, it went to the pool for tens of
 // microseconds (184 in 300,000 such loops from outside; 61 with the reads
 // taken off, 5 with the fresh start after an outlier too). On a clock
-// coarser than a read, the differences are 0 and nothing is taken off.
-var clockCost = measureClockCost()
+// coarser than a read, the read cost is 0 and nothing is taken off.
 
 // net is a timing with its clock reads' cost taken off, but never below a
 // quarter of the timing: the reads' cost is a least, and a timing of one
@@ -172,20 +171,3 @@ var clockCost = measureClockCost()
 func net(elapsed, reads time.Duration) time.Duration {
 	return max(elapsed-reads, elapsed/4)
 }
-
-func measureClockCost() time.Duration {
-	best := time.Duration(math.MaxInt64)
-	prev := sinceEpoch()
-	for range 16 {
-		now := sinceEpoch()
-		best = min(best, now-prev)
-		prev = now
-	}
-	return best
-}
-
-// sinceEpoch reads the monotonic clock only. time.Now would also read the
-// wall clock, which the probe has no use for: on the 2-vCPU VM a Now and a
-// Since cost 65 ns against 49 for two of these, and for a loop of a
-// thousand cheap elements those reads are most of what the probe adds.
-func sinceEpoch() time.Duration { return time.Since(epoch) }

@@ -111,3 +111,22 @@ func TestProbeTakesOffTheClockReads(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeTimesAgainOnATimingOfNothing: a timing of 0 or less says
+// nothing of what the elements cost, and the probe times a longer piece
+// rather than decide on it. Here the clock steps back 10 ns over the first
+// element (as two reads may where internal/clock switches from the
+// runtime's clock to the counter), and the next 16 elements take 20 µs:
+// the loop is worth sharing. Taken at its word, the first timing gave a
+// cost below zero, and the whole loop ran inline after one element.
+func TestProbeTimesAgainOnATimingOfNothing(t *testing.T) {
+	onOne(t, func(w *scheduler.Worker) {
+		var chunks, total atomic.Int64
+		par.ForRange(w, 0, 1000, func(_ *scheduler.Worker, lo, hi int) {
+			chunks.Add(1)
+			total.Add(int64(hi - lo))
+		}, par.WithClock(scriptedClock(100, 90, 20_100)), par.WithReadCost(0))
+		assert.Equal(t, int64(1000), total.Load(), "every element, once")
+		assert.Greater(t, chunks.Load(), int64(10), "split")
+	})
+}
