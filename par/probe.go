@@ -10,8 +10,8 @@ import (
 // The probe is how a loop learns what its elements cost without asking
 // the user: it runs the first pieces of the range inline, growing each
 // piece probeGrowth times, and reads the clock after each (a read costs
-// 11 to 25 ns, see internal/clock, so a few of them are nothing next to a loop worth
-// splitting). It stops as soon as the rest of the loop, at the cost per
+// 11 to 25 ns, internal/clock, so a few of them are nothing next to a
+// loop worth splitting). It stops as soon as the rest of the loop, at the cost per
 // element seen so far, is below inlineWork, and then runs the rest inline
 // too; or once probeTime has passed, and then the rest is split with a
 // grain from that cost (config.grain). The first piece is one element, so
@@ -151,23 +151,24 @@ func probeAgain[K kernel[R], R any](w *scheduler.Worker, k K, combine func(a, b 
 	return combine(r, x), lo + 1, cost
 }
 
-// The probe takes the cost of its clock reads off its timings
-// (clock.ReadCost, through config.readCost). Without that, the first
-// piece, one element, timed at the cost of a read (22 ns on the 2-vCPU VM
-// through the runtime's clock) where a cheap element costs 1: a loop of a
-// thousand of them sat right at inlineWork, and whenever a read was a
-// little slow, or the first element was interrupted and the second
-// opinion ran with cold caches, it went to the pool for tens of
-// microseconds (184 in 300,000 such loops from outside; 61 with the reads
-// taken off, 5 with the fresh start after an outlier too). On a clock
-// coarser than a read, the read cost is 0 and nothing is taken off.
-
-// net is a timing with its clock reads' cost taken off, but never below a
-// quarter of the timing: the reads' cost is a least, and a timing of one
-// cheap element may come out at it, or under it, where the element's cost
-// hides in the reads' jitter. Taken off whole, such a timing would say
-// the element cost nothing, and the probe would run any loop of such
-// elements inline, ten million of them as well as a thousand.
+// net is a timing with its clock reads' cost (clock.ReadCost, through
+// config.readCost) taken off, but never below a quarter of the timing.
+//
+// Without the reads taken off, the first piece, one element, timed at the
+// cost of a read (22 ns on the 2-vCPU VM through the runtime's clock)
+// where a cheap element costs 1: a loop of a thousand of them sat right at
+// inlineWork, and whenever a read was a little slow, or the first element
+// was interrupted and the second opinion ran with cold caches, it went to
+// the pool for tens of microseconds (184 in 300,000 such loops from
+// outside; 61 with the reads taken off, 5 with the fresh start after an
+// outlier too). On a clock coarser than a read, the read cost is 0 and
+// nothing is taken off.
+//
+// The floor: the reads' cost is a least, and a timing of one cheap element
+// may come out at it, or under it, where the element's cost hides in the
+// reads' jitter. Taken off whole, such a timing would say the element cost
+// nothing, and the probe would run any loop of such elements inline, ten
+// million of them as well as a thousand.
 func net(elapsed, reads time.Duration) time.Duration {
 	return max(elapsed-reads, elapsed/4)
 }
