@@ -12,3 +12,7 @@ func WithClock(f func() time.Duration) Option {
 func WithReadCost(d time.Duration) Option {
 	return func(c *config) { c.clockRead = d }
 }
+
+// Grain is the chunk length a loop of n elements of perElem nanoseconds
+// each gets on a pool of workers, with no options.
+func Grain(n, workers int, perElem float64) int { return defaultConfig.grain(n, workers, perElem) }

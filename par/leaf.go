@@ -98,7 +98,7 @@ type request struct {
 // answer reports whether a leaf at lo, with rest elements left, splits
 // them for an idle worker: one asked, and it is searching (a steal costs
 // a microsecond), or every idle worker sleeps and the rest, at the cost
-// per element timed since q.at, holds leafMaxWork or more (waking one
+// per element timed since q.at, holds sleeperWork or more (waking one
 // costs tens of microseconds). With no request it costs one load; with one
 // only sleepers can answer, a clock read.
 func (l *loop[K, R]) answer(w *scheduler.Worker, q *request, lo int, rest uint) bool {
@@ -114,7 +114,7 @@ func (l *loop[K, R]) answer(w *scheduler.Worker, q *request, lo int, rest uint) 
 		*q = request{seen: true, at: lo, since: now}
 		return false
 	}
-	return float64(now-q.since)/float64(length(q.at, lo))*float64(rest) >= float64(leafMaxWork)
+	return float64(now-q.since)/float64(length(q.at, lo))*float64(rest) >= float64(sleeperWork)
 }
 
 // splitRest runs [lo, hi), what a leaf has left, as two halves joined with

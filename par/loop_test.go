@@ -176,3 +176,16 @@ func TestExpensiveElementsAreSplit(t *testing.T) {
 		assert.Greater(t, chunks.Load(), int64(20))
 	})
 }
+
+// TestDearElementsGetAChunkEach: a chunk holds at most leafMaxWork (50
+// µs) of work by the probe's estimate, where the loop has elements to
+// spare, so that an idle worker never waits long for its victim's next
+// join. 256 rows of 45 µs on two workers run a row a chunk: with chunks
+// of two rows (100 µs), the workers of matmul-256-nested ended 70 µs
+// apart. Cheap elements still get chunks of leavesPerWorker per worker,
+// and a few expensive ones share a chunk no more.
+func TestDearElementsGetAChunkEach(t *testing.T) {
+	assert.Equal(t, 1, par.Grain(256, 2, 45_000), "rows of 45 µs")
+	assert.Equal(t, 2, par.Grain(256, 2, 20_000), "rows of 20 µs: two to a chunk")
+	assert.Equal(t, 10_000_000/(2*64), par.Grain(10_000_000, 2, 0.5), "cheap elements: 64 chunks a worker")
+}

@@ -52,8 +52,15 @@ const (
 	// join, so an idle worker that asks for a fork waits out the chunk
 	// its victim is running, and at the loop's end the last chunk runs
 	// alone. A loop of a thousand rows of a millisecond each, cut by
-	// count alone into 64 chunks per worker, had chunks of 8 ms.
-	leafMaxWork = 100 * time.Microsecond
+	// count alone into 64 chunks per worker, had chunks of 8 ms; with
+	// 100 µs, a loop of 256 rows of 45 µs had chunks of two rows, and
+	// its workers ended 70 µs apart (35 µs with one row a chunk).
+	leafMaxWork = 50 * time.Microsecond
+	// sleeperWork is the least work a leaf forks off for an idle worker
+	// when every idle worker sleeps (leaf.go): waking one costs tens of
+	// microseconds here, and a first version that split for a sleeper
+	// whatever was left cost the uniform loop 8%.
+	sleeperWork = 100 * time.Microsecond
 	// maxLeavesPerWorker bounds the chunks leafMaxWork may cut a loop
 	// into: a first piece that costs far more than the rest would
 	// otherwise cut a long loop of cheap elements into chunks of one.
