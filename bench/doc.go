@@ -20,6 +20,7 @@
 //	BenchmarkLoopTimeline/{uniform-400k,matmul-256-nested} (weft only: where a loop's second worker loses its time)
 //	BenchmarkIdle/{no-pool,weft}
 //	BenchmarkTick/{baseline,goroutine,weft}
+//	BenchmarkTickBesideBusy/{weft,weft-spin} (-cpu 2 or more: a busy task that does not fork, and trickled jobs)
 //	BenchmarkWake/{goroutine,weft}
 //
 // Besides ns/op they report cpu-ns/op, the process CPU time (user +
@@ -28,5 +29,6 @@
 // reports its latency as p50-ns and p99-ns instead.
 // BenchmarkTreeSum reports ns/node too, the figure Spice and chili quote.
 // BenchmarkLoopTimeline reports helper-start-µs, end-gap-µs and idle-µs
-// per loop (run it with -cpu 2).
+// per loop (run it with -cpu 2); BenchmarkTickBesideBusy
+// cpu-beyond-busy-ns/op.
 package bench

@@ -9,6 +9,7 @@ import (
 
 	"github.com/weftrt/weft/internal/work"
 	"github.com/weftrt/weft/scheduler"
+	"github.com/weftrt/weft/sleep"
 )
 
 // submitter hands a function to a contender and returns at once.
@@ -106,4 +107,67 @@ func BenchmarkWake(b *testing.B) {
 	}
 	b.Run("goroutine", func(b *testing.B) { wake(b, goSubmit) })
 	b.Run("weft", func(b *testing.B) { wake(b, weftSubmit(b, idlePool(b))) })
+}
+
+// BenchmarkTickBesideBusy is BenchmarkTick in a job service: one task
+// keeps a worker busy without forking (a long handler), while one tiny job
+// a millisecond comes from outside, each waited for. It reports the CPU
+// per job beyond the busy worker's (the process CPU less one core for the
+// wall time). weft-spin is a pool with sleep.Tunables.BusySpin 25 µs: its
+// idle worker spins beside the busy one after every job, for a fork that
+// a task that does not fork never makes (docs/sleep.md, the busy spin).
+// Run it with -cpu 2 or more: on one processor the busy task and the jobs
+// take turns.
+func BenchmarkTickBesideBusy(b *testing.B) {
+	tick := func(b *testing.B, p *scheduler.Pool) {
+		stop, stopped := make(chan struct{}), make(chan struct{})
+		var sink float64
+		onPoolAsync(b, p, func() {
+			defer close(stopped)
+			for {
+				select {
+				case <-stop:
+					busySink = sink
+					return
+				default:
+					sink += work.Uniform(0, 1000)
+				}
+			}
+		})
+		defer func() { close(stop); <-stopped }()
+		var wg sync.WaitGroup
+		job := func() { wg.Done() }
+		submit := weftSubmit(b, p)
+		start, t0 := work.CPUTime(), time.Now()
+		b.ResetTimer()
+		for range b.N {
+			time.Sleep(time.Millisecond)
+			wg.Add(1)
+			submit(job)
+			wg.Wait()
+		}
+		b.StopTimer()
+		beyond := work.CPUTime() - start - time.Since(t0)
+		b.ReportMetric(float64(beyond)/float64(b.N), "cpu-beyond-busy-ns/op")
+	}
+	b.Run("weft", func(b *testing.B) { tick(b, newPool(b)) })
+	b.Run("weft-spin", func(b *testing.B) {
+		tick(b, newPool(b, scheduler.WithSleep(sleep.Tunables{BusySpin: 25 * time.Microsecond})))
+	})
+}
+
+// busySink keeps the busy task's work from being optimised away.
+var busySink float64
+
+// onPoolAsync starts f as a task of p and returns once it runs.
+func onPoolAsync(b *testing.B, p *scheduler.Pool, f func()) {
+	started := make(chan struct{})
+	err := p.Spawn(context.Background(), func(*scheduler.Worker) {
+		close(started)
+		f()
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	<-started
 }
