@@ -113,9 +113,11 @@ func BenchmarkWake(b *testing.B) {
 // keeps a worker busy without forking (a long handler), while one tiny job
 // a millisecond comes from outside, each waited for. It reports the CPU
 // per job beyond the busy worker's (the process CPU less one core for the
-// wall time). weft-spin is a pool with sleep.Tunables.BusySpin 25 µs: its
-// idle worker spins beside the busy one after every job, for a fork that
-// a task that does not fork never makes (docs/sleep.md, the busy spin).
+// wall time). weft-nospin is a pool whose idle workers never spin
+// (sleep.Tunables.BusySpin -1). weft's spin by default only beside a
+// worker that runs a splitting loop: a spin beside any busy worker would
+// wait after every job for a fork that a task which does not fork never
+// makes, and cost each job its length (docs/sleep.md, the busy spin).
 // Run it with -cpu 2 or more: on one processor the busy task and the jobs
 // take turns.
 func BenchmarkTickBesideBusy(b *testing.B) {
@@ -151,8 +153,8 @@ func BenchmarkTickBesideBusy(b *testing.B) {
 		b.ReportMetric(float64(beyond)/float64(b.N), "cpu-beyond-busy-ns/op")
 	}
 	b.Run("weft", func(b *testing.B) { tick(b, newPool(b)) })
-	b.Run("weft-spin", func(b *testing.B) {
-		tick(b, newPool(b, scheduler.WithSleep(sleep.Tunables{BusySpin: 25 * time.Microsecond})))
+	b.Run("weft-nospin", func(b *testing.B) {
+		tick(b, newPool(b, scheduler.WithSleep(sleep.Tunables{BusySpin: -1})))
 	})
 }
 

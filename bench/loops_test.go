@@ -3,7 +3,6 @@ package bench_test
 import (
 	"math"
 	"testing"
-	"time"
 
 	"github.com/weftrt/weft/internal/work"
 	"github.com/weftrt/weft/scheduler"
@@ -19,9 +18,10 @@ type loopCase struct {
 	perElem bool
 	// tiny adds the weft-values contender.
 	tiny bool
-	// spin adds weft-spin and weft-on-spin: weft and weft-on on a pool
-	// whose idle workers spin while another is busy (sleep.Tunables
-	// BusySpin, 25 µs).
+	// spin adds weft-nospin and weft-on-nospin: weft and weft-on on a
+	// pool whose idle workers never spin beside a busy one (sleep.Tunables
+	// BusySpin -1; by default they spin 25 µs beside a worker that runs
+	// a splitting loop).
 	spin bool
 }
 
@@ -107,15 +107,15 @@ func loopContenders(b *testing.B, c loopCase) {
 		})
 	}
 	if c.spin {
-		spinning := func(b *testing.B) *scheduler.Pool {
-			return newPool(b, scheduler.WithSleep(sleep.Tunables{BusySpin: 25 * time.Microsecond}))
+		sleepy := func(b *testing.B) *scheduler.Pool {
+			return newPool(b, scheduler.WithSleep(sleep.Tunables{BusySpin: -1}))
 		}
-		b.Run("weft-spin", func(b *testing.B) {
-			onPool(b, spinning(b), func(w *scheduler.Worker) {
+		b.Run("weft-nospin", func(b *testing.B) {
+			onPool(b, sleepy(b), func(w *scheduler.Worker) {
 				run(b, func() float64 { return work.LoopPar(w, c.n, c.k) })
 			})
 		})
-		b.Run("weft-on-spin", func(b *testing.B) { weftOn(b, spinning(b)) })
+		b.Run("weft-on-nospin", func(b *testing.B) { weftOn(b, sleepy(b)) })
 	}
 }
 

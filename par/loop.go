@@ -158,8 +158,11 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 		stop := context.AfterFunc(ctx, func() { lc.fail(context.Cause(ctx)) })
 		defer stop()
 	}
-	done := false
+	done, looping := false, false
 	defer func() {
+		if looping {
+			(*core.Worker)(w).LeaveLoop()
+		}
 		if !done { // a panic in the probe, or re-raised by join
 			panic(core.Recovered[scheduler.Panic](recover()))
 		}
@@ -189,6 +192,11 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 		// Capped, so that the conversion cannot overflow.
 		work := min(perElem*float64(length(next, hi)), float64(time.Hour))
 		(*core.Worker)(w).ShareSoon(time.Duration(work))
+		// While it splits, a worker that runs out of work spins a while
+		// before it sleeps, for this loop's forks or the next loop's
+		// (internal/core/spin.go).
+		(*core.Worker)(w).EnterLoop()
+		looping = true
 		rest := split(w, span[K, R]{l, next, hi})
 		if next == lo {
 			r = rest

@@ -76,18 +76,21 @@ func TestNoBusySpinInAnIdlePool(t *testing.T) {
 	})
 }
 
-// TestBusySpinOff: without BusySpin (the default), or with a negative
-// one, a worker announces itself sleepy right after its SearchRounds even
-// while another worker is busy; with no SearchRounds, the spin still
-// runs for BusySpin.
-func TestBusySpinOff(t *testing.T) {
+// TestBusySpinDefaultAndOff: BusySpin zero means DefaultBusySpin (25 µs),
+// and a negative one no spin: the worker announces itself sleepy right
+// after its SearchRounds even while another worker is busy. With no
+// SearchRounds, the spin still runs for BusySpin.
+func TestBusySpinDefaultAndOff(t *testing.T) {
 	for _, tc := range []struct {
 		tun  sleep.Tunables
 		want int
 	}{
-		{sleep.Tunables{SearchRounds: 4}, 5},
+		// Rounds 1-4 search, round 5 starts the spin at 5 µs, which lasts
+		// while the clock reads less than 30 µs; round 30 announces.
+		{sleep.Tunables{SearchRounds: 4}, 30},
 		{sleep.Tunables{SearchRounds: 4, BusySpin: -1}, 5},
-		{sleep.Tunables{SearchRounds: -1}, 1},
+		{sleep.Tunables{SearchRounds: -1}, 26},
+		{sleep.Tunables{SearchRounds: -1, BusySpin: -1}, 1},
 		// Rounds 1-3 spin (it starts at 1 µs and lasts 3), round 4 announces.
 		{sleep.Tunables{SearchRounds: -1, BusySpin: 3 * time.Microsecond}, 4},
 	} {
@@ -96,6 +99,30 @@ func TestBusySpinOff(t *testing.T) {
 		var now time.Duration
 		sleep.SetClock(s, func() time.Duration { return now })
 		assert.Equal(t, tc.want, spinRounds(s, 1000, func() { now += time.Microsecond }), "%+v", tc.tun)
+	}
+}
+
+// TestBusySpinOnlyWhileTheHintHolds: with a hint (SpinWhile), the spin
+// starts only if the hint holds when it would start, and the hint is
+// asked once a spin: a worker whose hint says no fork is coming (in weft,
+// no worker runs a splitting loop) announces itself sleepy right after
+// its SearchRounds, busy worker or not.
+func TestBusySpinOnlyWhileTheHintHolds(t *testing.T) {
+	for _, tc := range []struct {
+		hint bool
+		want int
+	}{
+		{false, 5},
+		{true, 15}, // as in TestBusySpinLastsWhileAnotherWorkerIsBusy
+	} {
+		s, err := sleep.New(2, sleep.Tunables{SearchRounds: 4, BusySpin: 10 * time.Microsecond})
+		require.NoError(t, err)
+		asked := 0
+		s.SpinWhile(func() bool { asked++; return tc.hint })
+		var now time.Duration
+		sleep.SetClock(s, func() time.Duration { return now })
+		assert.Equal(t, tc.want, spinRounds(s, 1000, func() { now += time.Microsecond }), "hint %v", tc.hint)
+		assert.Equal(t, 1, asked, "asked once a spin")
 	}
 }
 

@@ -10,8 +10,9 @@
 // of inactive (searching or sleeping) and sleeping workers (Layout prints
 // the bit map). A worker out of work calls StartLooking and searches;
 // after each fruitless search it calls NoWorkFound, which pauses briefly
-// for Tunables.SearchRounds rounds (and, while another worker is busy,
-// for Tunables.BusySpin more), then announces that the worker is
+// for Tunables.SearchRounds rounds (and, while another worker is busy
+// and the pool's hint says a fork is coming, SpinWhile, for
+// Tunables.BusySpin more), then announces that the worker is
 // sleepy (an odd-to-even step of the JEC), lets it search once more
 // (Idle.Final reports that round, which must sweep every deque), and only
 // then blocks on the worker's own condition variable, provided the JEC

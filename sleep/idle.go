@@ -78,7 +78,8 @@ func (s *Sleep) NoWorkFound(idle *Idle, l *latch.Core) {
 // keepSpinning reports whether a worker past its SearchRounds searches
 // on: while another worker is busy, the search is not crowded, and no
 // goroutine waits in Handoff for a processor (the spin would keep this
-// one from it), for BusySpin from its first such round. It reads the clock on each of those
+// one from it), for BusySpin from its first such round, if the pool's
+// hint (SpinWhile) holds at that round. It reads the clock on each of those
 // rounds only. A clock that does not move while the worker spins (a
 // synctest bubble's, whose time stands still until every goroutine
 // blocks) would keep it spinning for good, so MaxSearchRounds rounds end
@@ -101,6 +102,10 @@ func (s *Sleep) keepSpinning(idle *Idle) bool {
 	}
 	now := s.now()
 	if !idle.spun {
+		if s.spinWhile != nil && !s.spinWhile() {
+			idle.spun, idle.spinEnd = true, 0 // no spin before this worker sleeps
+			return false
+		}
 		idle.spun, idle.spinEnd = true, now+s.busySpin
 		return true
 	}

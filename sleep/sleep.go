@@ -40,24 +40,36 @@ type Tunables struct {
 	// cost 170-240us of CPU per wakeup at one job per millisecond).
 	SearchRounds int
 	// BusySpin is how long a worker goes on searching after its
-	// SearchRounds while another worker of the pool is busy; zero (the
-	// default) or less means not at all. A busy worker hands a searching
-	// worker a fork at its next heartbeat check, within microseconds, but
-	// a sleeping one only with a wake-up, which costs tens of
-	// microseconds and is rationed to one per heartbeat interval. A
-	// program that runs parallel loops of a few hundred microseconds back
-	// to back from inside a task loses much of its second worker to those
-	// wake-ups, and gains from a spin of about a wake-up's cost (25 µs on
-	// a small VM); see docs/sleep.md for what it costs elsewhere. A pool
-	// with no busy worker has no fork to come, so its idle workers do not
-	// spin for one. More than MaxBusySpin is refused by New.
+	// SearchRounds while another worker of the pool is busy and, where
+	// the pool gives a hint (SpinWhile), while the hint holds when the
+	// spin would start; zero means DefaultBusySpin, a negative value not
+	// at all. A busy worker hands a searching worker a fork at its next
+	// heartbeat check, within microseconds, but a sleeping one only with
+	// a wake-up, which costs tens of microseconds and is rationed to one
+	// per heartbeat interval. A program that runs parallel loops of a
+	// few hundred microseconds back to back from inside a task loses much
+	// of its second worker to those wake-ups, and gains from a spin of
+	// about a wake-up's cost. A pool with no busy worker has no fork to
+	// come, so its idle workers do not spin for one; nor, in a weft pool,
+	// do they beside a busy worker that runs no parallel loop (a job
+	// service's handler), which would cost every job the spin's length.
+	// See docs/sleep.md. More than MaxBusySpin is refused by New.
 	BusySpin time.Duration
 }
 
 // MaxBusySpin is the longest Tunables.BusySpin that New accepts.
 const MaxBusySpin = time.Millisecond
 
-func (t Tunables) busySpin() time.Duration { return max(t.BusySpin, 0) }
+// DefaultBusySpin is the busy spin of Tunables.BusySpin zero: about what
+// a wake-up costs on a small VM.
+const DefaultBusySpin = 25 * time.Microsecond
+
+func (t Tunables) busySpin() time.Duration {
+	if t.BusySpin == 0 {
+		return DefaultBusySpin
+	}
+	return max(t.BusySpin, 0)
+}
 
 func (t Tunables) rounds() int {
 	switch {
@@ -79,9 +91,19 @@ type Sleep struct {
 	workers  []worker
 	rounds   int
 	busySpin time.Duration
+	// spinWhile, if set (SpinWhile), must hold for a busy spin to start.
+	spinWhile func() bool
 	// now reads a monotonic clock for the busy spin; tests replace it.
 	now func() time.Duration
 }
+
+// SpinWhile makes the busy spin (Tunables.BusySpin) start only while hint
+// reports true, besides its other conditions: a pool passes a hint that a
+// fork is likely to come (weft's: a worker runs a parallel loop that
+// splits). hint is called once per spin, from the spinning worker, and
+// must be cheap and safe to call concurrently. Call SpinWhile before any
+// worker searches.
+func (s *Sleep) SpinWhile(hint func() bool) { s.spinWhile = hint }
 
 // epoch is the origin of the default clock's readings.
 var epoch = time.Now()

@@ -49,6 +49,7 @@ func Start(cfg Config) (*Pool, error) {
 	for i := range p.workers {
 		p.workers[i] = newWorker(p, i)
 	}
+	sl.SpinWhile(p.anyLooping)
 	p.exited.Add(len(p.workers))
 	for _, w := range p.workers {
 		go w.main(true)

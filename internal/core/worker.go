@@ -82,6 +82,12 @@ type Worker struct {
 	// probes counts deques tried by steal, for tests of the search cost.
 	probes atomic.Uint64
 
+	// loops is how many splitting loops w's owner runs, nested (owner-
+	// only); looping is loops > 0, stored only when that changes, for
+	// idle workers to read (see spin.go).
+	loops   int
+	looping atomic.Bool
+
 	// goroutine identifies the goroutine now running w (see goroutine.go),
 	// or is 0 between two goroutines. Written by that goroutine, read by
 	// any (Pool.current), hence atomic.
