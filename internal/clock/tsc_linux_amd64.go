@@ -59,8 +59,24 @@ func pairNow() pair {
 }
 
 // scaled turns a counter reading into nanoseconds since epoch.
-func scaled(t uint64, nsPerTick float64) time.Duration {
-	return origin.mono + time.Duration(float64(int64(t-origin.ticks))*nsPerTick)
+func scaled(t uint64, nsPerTick float64) time.Duration { return origin.at(t, nsPerTick) }
+
+// at is the runtime clock's reading when the counter reads t, at
+// nsPerTick nanoseconds a tick from the pair o.
+func (o pair) at(t uint64, nsPerTick float64) time.Duration {
+	return o.mono + time.Duration(float64(int64(t-o.ticks))*nsPerTick)
+}
+
+// rate is the counter's period in nanoseconds between the pairs from and
+// to, and whether it is believable: the counter moved forward, at 10 MHz
+// to 100 GHz.
+func rate(from, to pair) (nsPerTick float64, ok bool) {
+	n := int64(to.ticks - from.ticks)
+	if n <= 0 {
+		return 0, false
+	}
+	nsPerTick = float64(to.mono-from.mono) / float64(n)
+	return nsPerTick, nsPerTick > 0.01 && nsPerTick < 100
 }
 
 // calibrationSpan is how long after epoch the counter's rate is measured:
@@ -103,13 +119,8 @@ func calibrate() {
 	if !kernelUsesTSC() {
 		return
 	}
-	now := pairNow()
-	n := int64(now.ticks - origin.ticks)
-	if n <= 0 {
-		return
-	}
-	scale := float64(now.mono-origin.mono) / float64(n)
-	if !(scale > 0.01 && scale < 100) {
+	scale, ok := rate(origin, pairNow())
+	if !ok {
 		return
 	}
 	readCost.Store(int64(leastGap(func() time.Duration { return scaled(ticks(), scale) })))
