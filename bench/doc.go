@@ -12,9 +12,9 @@
 //	BenchmarkTreeSum/{layers-20,layers-24}/{sequential,goroutines,static-split,weft-values,weft,weft-both}
 //	BenchmarkTreeSum/{boxed-20,boxed-24}/{sequential,goroutines,weft-values,weft,weft-plain,weft-plain-join}
 //	BenchmarkLoops/{uniform-10M,uniform-400k,irregular-6k,tiny-16,tiny-1000,mandelbrot-1024}/{sequential,goroutines,errgroup,dynamic,weft,weft-on}
-//	BenchmarkLoops/matmul-256-nested/{sequential,goroutines,errgroup,dynamic,weft,weft-on}
+//	BenchmarkLoops/matmul-256-nested/{sequential,goroutines,errgroup,dynamic,weft,weft-values,weft-on}
 //	BenchmarkLoops/uniform-400k/{weft-nospin,weft-on-nospin} (sleep.Tunables.BusySpin -1: no busy spin)
-//	BenchmarkLoops/{tiny-16,tiny-1000}/weft-values (par.ReduceRangeWith: the data as a value, no closure to allocate)
+//	BenchmarkLoops/{tiny-16,tiny-1000,matmul-256-nested}/weft-values (par.ReduceRangeWith: the data as a value, no closure to allocate; the inner loop's, for matmul)
 //	BenchmarkLoops/{tiny-16,tiny-1000}/weft-on-values (par.ReduceRangeWithOn: the same from outside the pool)
 //	BenchmarkLoops/matmul-512/{sequential,goroutines,errgroup,weft}
 //	BenchmarkLoopTimeline/{uniform-400k,matmul-256-nested} (weft only: where a loop's second worker loses its time)

@@ -137,7 +137,10 @@ func benchMatMul(b *testing.B) {
 // benchMatMulNested multiplies 256×256 matrices with a loop over rows
 // whose body loops over column blocks of 32: nested par loops for weft
 // (from inside a task, and from outside with Pool.Run), the row loop cut
-// by the others, each row's blocks in turn.
+// by the others, each row's blocks in turn. weft-values runs the inner
+// loop in the value form (par.ReduceRangeWith): weft's inner closure is
+// a heap allocation per row, which the others, with no inner loop, do not
+// make.
 func benchMatMulNested(b *testing.B) {
 	a, m, c, run := matMulCase(256, work.MulRowsBlocked)
 	rows := func(lo, hi int) float64 { return work.MulRowsBlocked(a, m, c, lo, hi) }
@@ -149,6 +152,10 @@ func benchMatMulNested(b *testing.B) {
 	b.Run("weft", func(b *testing.B) {
 		p := newPool(b)
 		onPool(b, p, func(w *scheduler.Worker) { run(b, func() float64 { return work.MatMulNestedPar(w, a, m, c) }) })
+	})
+	b.Run("weft-values", func(b *testing.B) {
+		p := newPool(b)
+		onPool(b, p, func(w *scheduler.Worker) { run(b, func() float64 { return work.MatMulNestedParWith(w, a, m, c) }) })
 	})
 	b.Run("weft-on", func(b *testing.B) {
 		p := newPool(b)

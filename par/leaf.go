@@ -121,6 +121,6 @@ func (l *loop[K, R]) answer(w *scheduler.Worker, q *request, lo int, rest uint) 
 // a fork, for the idle worker that a piece found waiting.
 func (l *loop[K, R]) splitRest(w *scheduler.Worker, lo, hi int) R {
 	mid := int(uint(lo) + length(lo, hi)/2)
-	a, b := join.Call(w, split[K, R], span[K, R]{l, lo, mid}, span[K, R]{l, mid, hi})
+	a, b := join.Call(w, l.fork, span[K, R]{l, lo, mid}, span[K, R]{l, mid, hi})
 	return l.join(a, b)
 }

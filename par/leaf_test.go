@@ -49,7 +49,7 @@ func runLeafClock(t *testing.T, p *scheduler.Pool, lo, n, step int, before func(
 	var chunks [][2]int
 	err := p.Run(context.Background(), func(w *scheduler.Worker) error {
 		k := recorder{&mu, &chunks, lo, before}
-		l := &loop[recorder, none]{k: k, grain: n, step: step, minLen: 1, clock: clock}
+		l := &loop[recorder, none]{k: k, grain: n, step: step, minLen: 1, clock: clock, fork: split[recorder, none]}
 		split(w, span[recorder, none]{l, lo, lo + n})
 		return nil
 	})

@@ -52,7 +52,12 @@ type loop[K kernel[R], R any] struct {
 	step    int // a leaf asks between pieces this long (leaf.go)
 	// clock replaces the leaves' clock in tests (config.clock); nil in use.
 	clock func() time.Duration
-	stop  atomic.Bool
+	// fork is split[K, R], the function each fork of the loop runs, made
+	// once by run before the loop splits: the value of a generic function
+	// is a closure over its dictionary, and one made at each fork was a
+	// heap allocation at each fork (it escapes into join.Call's frame).
+	fork func(w *scheduler.Worker, s span[K, R]) R
+	stop atomic.Bool
 	// ctx is the loop's context when it can be cancelled (else nil): a
 	// leaf also checks ctx.Done() itself, so that a cancellation stops new
 	// chunks at once, not only once the AfterFunc callback has run.
@@ -88,7 +93,7 @@ func split[K kernel[R], R any](w *scheduler.Worker, s span[K, R]) R {
 	if join.Plain(w) { // deep in the split: no fork wanted here
 		return l.join(split(w, left), split(w, right))
 	}
-	a, b := join.Call(w, split[K, R], left, right)
+	a, b := join.Call(w, l.fork, left, right)
 	return l.join(a, b)
 }
 
@@ -187,6 +192,7 @@ func run[K kernel[R], R any](ctx context.Context, w *scheduler.Worker, lo, hi in
 		l.minLen = cfg.minLen
 		l.step = cfg.step(l.grain, perElem)
 		l.clock = cfg.clock
+		l.fork = split[K, R]
 		// The probe knows the rest's work: if it is worth a wake-up, the
 		// first fork may wake a sleeper for it at once (docs/forks.md).
 		// Capped, so that the conversion cannot overflow.

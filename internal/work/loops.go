@@ -352,6 +352,53 @@ func MulRowsBlocked(a, b, c Matrix, lo, hi int) float64 {
 	return s
 }
 
+// MatMulNestedParWith is MatMulNestedPar with the inner loop in the value
+// form, par.ReduceRangeWith: the row and the matrices are passed as the
+// loop's data to a function that captures nothing, so the inner loop,
+// short enough to run inline, allocates nothing, where MatMulNestedPar's
+// inner closure is allocated on the heap once per row.
+func MatMulNestedParWith(w *scheduler.Worker, a, b, c Matrix) float64 {
+	return MatMulNestedParWithCount(w, a, b, c, nil)
+}
+
+// MatMulNestedParWithCount is MatMulNestedParWith that adds the chunks
+// both loops ran to chunks, unless it is nil, as MatMulNestedParCount.
+func MatMulNestedParWithCount(w *scheduler.Worker, a, b, c Matrix, chunks *atomic.Int64) float64 {
+	blocks := (a.N + MatMulBlock - 1) / MatMulBlock
+	return par.ReduceRange(w, 0, a.N, 0, func(w *scheduler.Worker, ilo, ihi int) float64 {
+		matRow{chunks: chunks}.count()
+		var s float64
+		for i := ilo; i < ihi; i++ {
+			s += par.ReduceRangeWith(w, matRow{a, b, c, i, chunks}, 0, blocks, 0, mulRowBlocks, addFloat)
+		}
+		return s
+	}, addFloat)
+}
+
+// matRow is row i of c = a × b: MatMulNestedParWith's inner loop's data.
+type matRow struct {
+	a, b, c Matrix
+	i       int
+	chunks  *atomic.Int64 // nil: not counted
+}
+
+func (r matRow) count() {
+	if r.chunks != nil {
+		r.chunks.Add(1)
+	}
+}
+
+// mulRowBlocks computes the column blocks [blo, bhi) of row r.i.
+func mulRowBlocks(_ *scheduler.Worker, r matRow, blo, bhi int) float64 {
+	r.count()
+	n := r.a.N
+	var s float64
+	for bl := blo; bl < bhi; bl++ {
+		s += MulRowCols(r.a, r.b, r.c, r.i, bl*MatMulBlock, min((bl+1)*MatMulBlock, n))
+	}
+	return s
+}
+
 // MatMulNestedPar is the nested loop as a par user writes it: a loop over
 // the rows of c whose body loops over its column blocks of MatMulBlock,
 // both par loops, the inner one on the worker its row's chunk got.

@@ -67,7 +67,7 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 	require.NoError(t, r.Err())
-	assert.Equal(t, 164, n, "one line per case with one repetition each (idle and tick measure their baseline at both worker counts)")
+	assert.Equal(t, 166, n, "one line per case with one repetition each (idle and tick measure their baseline at both worker counts)")
 }
 
 func TestJSONOnStdout(t *testing.T) {

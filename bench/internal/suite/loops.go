@@ -109,7 +109,9 @@ func loopTiny(reps, n int) *kernel {
 // matMulNested multiplies two n×n matrices: the others cut the loop over
 // rows (work.LoopFork), each row's column blocks in turn; weft runs
 // work.MatMulNestedParCount, a par loop over the rows whose body is
-// a par loop over the blocks, and counts the chunks both ran. The sums
+// a par loop over the blocks, and counts the chunks both ran; weft-values
+// runs the inner loop in the value form (work.MatMulNestedParWithCount),
+// without the inner closure that Go allocates once per row. The sums
 // of c are rounded to an integer to compare: each element of c comes out
 // the same in every form, but their sum is added in another order.
 func matMulNested(n int) *kernel {
@@ -125,6 +127,10 @@ func matMulNested(n int) *kernel {
 		par: func(w *scheduler.Worker) {
 			chunks.Store(0)
 			got = work.MatMulNestedParCount(w, a, m, c, &chunks)
+		},
+		values: func(w *scheduler.Worker) {
+			chunks.Store(0)
+			got = work.MatMulNestedParWithCount(w, a, m, c, &chunks)
 		},
 		valuesForks: func() int { return int(chunks.Load()) - 1 },
 		result:      func() uint64 { return uint64(math.Round(got)) },

@@ -66,7 +66,7 @@ func TestPlan(t *testing.T) {
 		"uniform/sequential": 1, "uniform/weft": 3, "uniform/weft-closures": 3, "uniform/weft-values": 3, "uniform/goroutines": 3, "uniform/errgroup": 3, "uniform/semaphore": 3,
 		"irregular/sequential": 1, "irregular/weft": 3, "irregular/weft-closures": 3, "irregular/weft-values": 3, "irregular/goroutines": 3, "irregular/errgroup": 3, "irregular/semaphore": 3,
 		"mandelbrot/sequential": 1, "mandelbrot/weft": 3, "mandelbrot/weft-closures": 3, "mandelbrot/weft-values": 3, "mandelbrot/goroutines": 3, "mandelbrot/errgroup": 3, "mandelbrot/semaphore": 3,
-		"matmul-nested/sequential": 1, "matmul-nested/weft": 3, "matmul-nested/weft-closures": 3, "matmul-nested/goroutines": 3, "matmul-nested/errgroup": 3, "matmul-nested/semaphore": 3,
+		"matmul-nested/sequential": 1, "matmul-nested/weft": 3, "matmul-nested/weft-closures": 3, "matmul-nested/weft-values": 3, "matmul-nested/goroutines": 3, "matmul-nested/errgroup": 3, "matmul-nested/semaphore": 3,
 		"tiny-16/sequential": 1, "tiny-16/weft": 3, "tiny-16/weft-closures": 3, "tiny-16/weft-values": 3, "tiny-16/goroutines": 3, "tiny-16/errgroup": 3, "tiny-16/semaphore": 3,
 		"tiny-1000/sequential": 1, "tiny-1000/weft": 3, "tiny-1000/weft-closures": 3, "tiny-1000/weft-values": 3, "tiny-1000/goroutines": 3, "tiny-1000/errgroup": 3, "tiny-1000/semaphore": 3,
 		"complete/sequential": 1, "complete/weft": 3, "complete/weft-closures": 3, "complete/goroutines": 3, "complete/errgroup": 3, "complete/semaphore": 3,
