@@ -122,8 +122,38 @@ func TestBusySpinOnlyWhileTheHintHolds(t *testing.T) {
 		var now time.Duration
 		sleep.SetClock(s, func() time.Duration { return now })
 		assert.Equal(t, tc.want, spinRounds(s, 1000, func() { now += time.Microsecond }), "hint %v", tc.hint)
-		assert.Equal(t, 1, asked, "asked once a spin")
+		// Asked as the search begins, and again as the spin would start
+		// only if the first answer was no.
+		assert.Equal(t, 2-btoi(tc.hint), asked, "asked at most twice a search")
 	}
+}
+
+// TestBusySpinOnAHintThatHeldAsTheSearchBegan: a worker that runs out of
+// work while a loop runs spins even if the loop has ended by the time its
+// spin would start (its owner has gone on to the next loop, which forks a
+// few microseconds later); a hint that never held starts no spin.
+func TestBusySpinOnAHintThatHeldAsTheSearchBegan(t *testing.T) {
+	for _, tc := range []struct {
+		first bool // the hint as the search begins; false ever after
+		want  int
+	}{
+		{false, 5},
+		{true, 15}, // as in TestBusySpinLastsWhileAnotherWorkerIsBusy
+	} {
+		s, err := sleep.New(2, sleep.Tunables{SearchRounds: 4, BusySpin: 10 * time.Microsecond})
+		require.NoError(t, err)
+		var now time.Duration
+		sleep.SetClock(s, func() time.Duration { return now })
+		s.SpinWhile(func() bool { return tc.first && now == 0 }) // the search begins at 0
+		assert.Equal(t, tc.want, spinRounds(s, 1000, func() { now += time.Microsecond }), "hint %v as the search began", tc.first)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // TestBusySpinEndsWhenTheClockStandsStill: a clock that does not move

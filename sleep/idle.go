@@ -21,6 +21,8 @@ type Idle struct {
 	spun    bool
 	spinEnd time.Duration
 	spins   int
+	// hinted: the pool's hint (SpinWhile) held when the search began.
+	hinted bool
 }
 
 // Final reports whether the worker's next search is its last before it
@@ -28,10 +30,15 @@ type Idle struct {
 // that no job is left behind rests on it); earlier ones may sample.
 func (i *Idle) Final() bool { return i.sleepy }
 
-// StartLooking counts worker as inactive and starts its search.
+// StartLooking counts worker as inactive and starts its search. It reads
+// the pool's hint (SpinWhile) here too, as the worker runs out of work: a
+// loop's last chunk leaves a worker idle while its owner, still inside the
+// loop, finishes; by the time that worker's search would spin, the owner
+// may have left this loop for the next one, which forks a few
+// microseconds later, and the hint, read then alone, would miss it.
 func (s *Sleep) StartLooking(worker int) Idle {
 	s.counters.addInactive()
-	return Idle{worker: worker}
+	return Idle{worker: worker, hinted: s.spinWhile != nil && s.spinWhile()}
 }
 
 // WorkFound ends a search that StartLooking began: the worker found a job,
@@ -84,7 +91,8 @@ func (s *Sleep) NoWorkFound(idle *Idle, l *latch.Core) {
 // synctest bubble's, whose time stands still until every goroutine
 // blocks) would keep it spinning for good, so MaxSearchRounds rounds end
 // the spin too. A worker that stops spinning goes on to announce itself
-// sleepy and does not spin again before it has slept.
+// sleepy and does not spin again before it has slept. The hint counts if
+// it held when the search began (StartLooking) or holds now.
 func (s *Sleep) keepSpinning(idle *Idle) bool {
 	if s.busySpin == 0 || idle.spun && idle.spinEnd == 0 {
 		return false
@@ -102,7 +110,7 @@ func (s *Sleep) keepSpinning(idle *Idle) bool {
 	}
 	now := s.now()
 	if !idle.spun {
-		if s.spinWhile != nil && !s.spinWhile() {
+		if s.spinWhile != nil && !idle.hinted && !s.spinWhile() {
 			idle.spun, idle.spinEnd = true, 0 // no spin before this worker sleeps
 			return false
 		}

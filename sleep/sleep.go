@@ -41,8 +41,8 @@ type Tunables struct {
 	SearchRounds int
 	// BusySpin is how long a worker goes on searching after its
 	// SearchRounds while another worker of the pool is busy and, where
-	// the pool gives a hint (SpinWhile), while the hint holds when the
-	// spin would start; zero means DefaultBusySpin, a negative value not
+	// the pool gives a hint (SpinWhile), if the hint held when the worker
+	// ran out of work or holds when the spin would start; zero means DefaultBusySpin, a negative value not
 	// at all. A busy worker hands a searching worker a fork at its next
 	// heartbeat check, within microseconds, but a sleeping one only with
 	// a wake-up, which costs tens of microseconds and is rationed to one
@@ -100,8 +100,9 @@ type Sleep struct {
 // SpinWhile makes the busy spin (Tunables.BusySpin) start only while hint
 // reports true, besides its other conditions: a pool passes a hint that a
 // fork is likely to come (weft's: a worker runs a parallel loop that
-// splits). hint is called once per spin, from the spinning worker, and
-// must be cheap and safe to call concurrently. Call SpinWhile before any
+// splits). hint is called from the worker as it runs out of work and,
+// if it said no then, again as the spin would start: it must be cheap
+// and safe to call concurrently. Call SpinWhile before any
 // worker searches.
 func (s *Sleep) SpinWhile(hint func() bool) { s.spinWhile = hint }
 

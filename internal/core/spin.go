@@ -35,7 +35,8 @@ func (w *Worker) Looping() bool { return w.looping.Load() }
 // anyLooping reports whether some worker runs a splitting loop: the
 // pool's hint for the busy spin (sleep.Sleep.SpinWhile). Each flag is
 // written by its owner only when its loop count leaves or reaches zero,
-// and read here by an idle worker once per spin; a stale read starts a
+// and read here by an idle worker as it runs out of work and as its spin
+// would start (sleep.Sleep.StartLooking); a stale read starts a
 // spin too many or one too few, and nothing the sleep protocol guarantees
 // rests on it (the spin only adds search rounds before a worker
 // announces itself sleepy).
