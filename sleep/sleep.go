@@ -39,21 +39,21 @@ type Tunables struct {
 	// CPU when jobs trickle in (Rayon's 32 rounds with an OS yield each
 	// cost 170-240us of CPU per wakeup at one job per millisecond).
 	SearchRounds int
-	// BusySpin is how long a worker goes on searching after its
-	// SearchRounds while another worker of the pool is busy and, where
-	// the pool gives a hint (SpinWhile), if the hint held when the worker
-	// ran out of work or holds when the spin would start; zero means DefaultBusySpin, a negative value not
-	// at all. A busy worker hands a searching worker a fork at its next
-	// heartbeat check, within microseconds, but a sleeping one only with
-	// a wake-up, which costs tens of microseconds and is rationed to one
-	// per heartbeat interval. A program that runs parallel loops of a
-	// few hundred microseconds back to back from inside a task loses much
-	// of its second worker to those wake-ups, and gains from a spin of
-	// about a wake-up's cost. A pool with no busy worker has no fork to
-	// come, so its idle workers do not spin for one; nor, in a weft pool,
+	// BusySpin is how long a worker goes on searching after its SearchRounds
+	// while another worker of the pool is busy and, where the pool gives a
+	// hint (SpinWhile), if the hint held when the worker ran out of work or
+	// holds when the spin would start; zero means DefaultBusySpin, a
+	// negative value not at all. A busy worker hands a searching worker a
+	// fork at its next heartbeat check, within microseconds, but a sleeping
+	// one only with a wake-up, which costs tens of microseconds and is
+	// rationed to one per heartbeat interval. A program that runs parallel
+	// loops of a few hundred microseconds back to back from inside a task
+	// loses much of its second worker to those wake-ups, and gains from a
+	// spin of about a wake-up's cost. A pool with no busy worker has no fork
+	// to come, so its idle workers do not spin for one; nor, in a weft pool,
 	// do they beside a busy worker that runs no parallel loop (a job
-	// service's handler), which would cost every job the spin's length.
-	// See docs/sleep.md. More than MaxBusySpin is refused by New.
+	// service's handler), which would cost every job the spin's length. See
+	// docs/sleep.md. More than MaxBusySpin is refused by New.
 	BusySpin time.Duration
 }
 
@@ -97,13 +97,13 @@ type Sleep struct {
 	now func() time.Duration
 }
 
-// SpinWhile makes the busy spin (Tunables.BusySpin) start only while hint
+// SpinWhile makes the busy spin (Tunables.BusySpin) start only where hint
 // reports true, besides its other conditions: a pool passes a hint that a
 // fork is likely to come (weft's: a worker runs a parallel loop that
-// splits). hint is called from the worker as it runs out of work and,
-// if it said no then, again as the spin would start: it must be cheap
-// and safe to call concurrently. Call SpinWhile before any
-// worker searches.
+// splits). hint is called from the worker as it runs out of work and, if
+// it said no then, again as the spin would start; the spin starts if
+// either said yes. It must be cheap and safe to call concurrently. Call
+// SpinWhile before any worker searches.
 func (s *Sleep) SpinWhile(hint func() bool) { s.spinWhile = hint }
 
 // epoch is the origin of the default clock's readings.
