@@ -84,8 +84,12 @@ type Worker struct {
 
 	// loops is how many splitting loops w's owner runs, nested (owner-
 	// only); looping is loops > 0, stored only when that changes, for
-	// idle workers to read (see spin.go).
+	// idle workers to read (see spin.go). Every worker that runs out of
+	// work reads looping, so it sits apart from the counters above, which
+	// the owner writes at every job and steal, beside fields written as
+	// rarely as it is.
 	loops   int
+	_       [64]byte
 	looping atomic.Bool
 
 	// goroutine identifies the goroutine now running w (see goroutine.go),
